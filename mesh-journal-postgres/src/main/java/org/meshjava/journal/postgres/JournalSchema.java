@@ -721,8 +721,9 @@ final class JournalSchema {
               + role.get()
               + " on mesh_journal_record, so a policy may hide records of the journal from it"
               + " and a part of the journal would read as the whole; disable it on the table"
-              + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
-              + " BYPASSRLS",
+              + " (ALTER TABLE "
+              + qualified(c, "mesh_journal_record")
+              + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS",
           INSUFFICIENT_PRIVILEGE);
     }
   }
@@ -861,14 +862,14 @@ final class JournalSchema {
       if (type == null
           || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
         found.add("mesh_journal_record carries " + on);
-        remedies.add(on.remedy("mesh_journal_record"));
+        remedies.add(on.remedy(qualified(c, "mesh_journal_record")));
       }
     }
     for (Carried on : carried(c, "mesh_journal_owner")) {
       Integer type = on.type();
       if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
         found.add("mesh_journal_owner carries " + on);
-        remedies.add(on.remedy("mesh_journal_owner"));
+        remedies.add(on.remedy(qualified(c, "mesh_journal_owner")));
       }
     }
     if (!found.isEmpty()) {
@@ -938,7 +939,7 @@ final class JournalSchema {
               + ": GRANT "
               + named
               + " ON "
-              + table
+              + qualified(c, table)
               + " TO "
               + role,
           INSUFFICIENT_PRIVILEGE);
@@ -961,8 +962,12 @@ final class JournalSchema {
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT t.relname, a.attname, l.collname FROM pg_catalog.pg_attribute a"
+                "SELECT t.relname, a.attname, l.collname,"
+                    + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
+                    + " FROM pg_catalog.pg_attribute a"
                     + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
                     + " JOIN pg_catalog.pg_collation l"
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
                     + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
@@ -978,7 +983,7 @@ final class JournalSchema {
                 + " has collation "
                 + quoted(rs.getString(3))
                 + ", which is nondeterministic (fix: ALTER TABLE "
-                + rs.getString(1)
+                + rs.getString(4)
                 + " ALTER COLUMN "
                 + quoted(rs.getString(2))
                 + " TYPE text COLLATE pg_catalog.\"default\")");
@@ -990,9 +995,13 @@ final class JournalSchema {
                 // A unique index whose key compares under one, a column's own aside (the column is
                 // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
                 // takes every unique index on the column for an arbiter, whatever its collation.
-                "SELECT x.relname, t.relname, l.collname FROM pg_catalog.pg_index i"
+                "SELECT x.relname, t.relname, l.collname,"
+                    + " pg_catalog.format('%I.%I', n.nspname, x.relname)"
+                    + " FROM pg_catalog.pg_index i"
                     + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
                     + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) x.relnamespace"
                     + " CROSS JOIN LATERAL ROWS FROM"
                     + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
                     + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
@@ -1015,7 +1024,7 @@ final class JournalSchema {
                 + " compares with collation "
                 + quoted(rs.getString(3))
                 + ", which is nondeterministic (fix: DROP INDEX "
-                + quoted(rs.getString(1))
+                + rs.getString(4)
                 + ", or the constraint it serves)");
       }
     }
@@ -1043,6 +1052,26 @@ final class JournalSchema {
         + " WHERE r.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass("
         + name
         + ") AND r.relnamespace OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema())";
+  }
+
+  /**
+   * Table {@code table} of the session's schema as a statement an operator copies names it: with
+   * its schema, each part quoted where it must be (by the server's rules), so that it reaches this
+   * table whatever the search path of the session it is run in ({@code table} alone where the
+   * schema has no such table).
+   */
+  static String qualified(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.format('%I.%I', n.nspname, r.relname) FROM pg_catalog.pg_class r"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace"
+                + " WHERE r.oid OPERATOR(pg_catalog.=) "
+                + tableOid("?::pg_catalog.text"))) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : table;
+      }
+    }
   }
 
   /** The oids of the journal's three tables in the session's schema (null for one not there). */
@@ -1081,10 +1110,11 @@ final class JournalSchema {
     }
 
     /**
-     * The statement that takes it off table {@code table}, as an operator runs it: a trigger
-     * disabled (kept for the DBA to look at), a rule dropped (a disabled rule still refuses the
-     * raise's {@code INSERT ... ON CONFLICT}). The name is quoted, so a trigger named with
-     * capitals, a space or a keyword is the one the statement reaches.
+     * The statement that takes it off table {@code table} (as {@link JournalSchema#qualified} names
+     * it), as an operator runs it: a trigger disabled (kept for the DBA to look at), a rule dropped
+     * (a disabled rule still refuses the raise's {@code INSERT ... ON CONFLICT}). The name is
+     * quoted, so a trigger named with capitals, a space or a keyword is the one the statement
+     * reaches.
      */
     String remedy(String table) {
       return type == null

@@ -830,8 +830,10 @@ public final class PostgresJournal implements Journal {
               + hiddenFrom.get()
               + " on mesh_journal_owner (turned on while the steward ran), so whether another"
               + " steward took it over is not known and its writes are refused; nothing more is"
-              + " written. Disable it on the table (ALTER TABLE mesh_journal_owner DISABLE ROW"
-              + " LEVEL SECURITY) or give the role BYPASSRLS, then restart the steward",
+              + " written. Disable it on the table (ALTER TABLE "
+              + JournalSchema.qualified(connection, "mesh_journal_owner")
+              + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS, then restart the"
+              + " steward",
           null);
     }
     return new JournalException(
