@@ -887,35 +887,70 @@ final class JournalSchema {
   }
 
   /**
+   * A privilege the journal uses on one of its tables: on the columns {@code columns} it names (a
+   * privilege a column may carry: {@code SELECT}, {@code INSERT}, {@code UPDATE}), or on the table
+   * as a whole where it names none ({@code DELETE}).
+   */
+  record Privilege(String name, List<String> columns) {
+    Privilege {
+      columns = List.copyOf(columns);
+    }
+
+    /** {@code name} on the columns {@code columns} (on the table where there are none). */
+    static Privilege on(String name, String... columns) {
+      return new Privilege(name, List.of(columns));
+    }
+  }
+
+  /**
    * Refuses a session whose role lacks any of {@code privileges} on table {@code table} of its
    * schema, naming them, the table, what they are needed for ({@code use}) and the grant that gives
    * them, before anything is written: the statement they are missing from failed only with the
    * server's "permission denied for table", naming neither the privilege nor the grant, and (for a
    * snapshot save, whose insert passes and whose delete of the older rows fails) at every save. A
-   * privilege a column may carry (all but {@code DELETE}) is held where it is granted on the table
-   * or on each of its columns: a DBA granting column by column gives the journal's statements,
-   * which name their columns, all they use.
+   * privilege is held where it is granted on the table, or on each of the columns the journal uses
+   * it on (those the table has): a DBA granting column by column gives the journal's statements,
+   * which name their columns, all they use, and no more need be granted (a role allowed to update
+   * the epoch alone of the owner table raises it as well as one allowed to update every column).
    */
-  static void refuseMissingPrivileges(Connection c, String table, String use, String... privileges)
-      throws SQLException {
+  static void refuseMissingPrivileges(
+      Connection c, String table, String use, Privilege... privileges) throws SQLException {
+    List<String> names = new ArrayList<>();
+    List<String> columns = new ArrayList<>();
+    for (Privilege p : privileges) {
+      if (p.columns().isEmpty()) {
+        names.add(p.name());
+        columns.add(null);
+      }
+      for (String column : p.columns()) {
+        names.add(p.name());
+        columns.add(column);
+      }
+    }
     List<String> missing = new ArrayList<>();
     String role = null;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT u.p, CASE WHEN pg_catalog.has_table_privilege(t.oid, u.p) THEN true"
-                + " WHEN u.p OPERATOR(pg_catalog.=) 'DELETE' THEN false"
-                + " ELSE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a"
-                + " WHERE a.attrelid OPERATOR(pg_catalog.=) t.oid"
-                + " AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
-                + " AND NOT pg_catalog.has_column_privilege(t.oid, a.attnum, u.p)) END,"
+            "SELECT u.p, pg_catalog.bool_and(CASE"
+                + " WHEN pg_catalog.has_table_privilege(t.oid, u.p) THEN true"
+                + " WHEN u.col IS NULL THEN false"
+                // A column the table lacks (an earlier version's owner table) is used by no
+                // statement run on it.
+                + " WHEN a.attnum IS NULL THEN true"
+                + " ELSE pg_catalog.has_column_privilege(t.oid, a.attnum, u.p) END),"
                 + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
                 + " FROM (SELECT "
                 + tableOid("?::pg_catalog.text")
-                + ") AS t(oid),"
-                + " pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
-                + " ORDER BY u.i")) {
+                + ") AS t(oid)"
+                + " CROSS JOIN ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                + " pg_catalog.unnest(?::pg_catalog.text[])) WITH ORDINALITY AS u(p, col, i)"
+                + " LEFT JOIN pg_catalog.pg_attribute a"
+                + " ON a.attrelid OPERATOR(pg_catalog.=) t.oid"
+                + " AND a.attname OPERATOR(pg_catalog.=) u.col AND NOT a.attisdropped"
+                + " GROUP BY u.p ORDER BY pg_catalog.min(u.i)")) {
       ps.setString(1, table);
-      ps.setArray(2, c.createArrayOf("text", privileges));
+      ps.setArray(2, c.createArrayOf("text", names.toArray()));
+      ps.setArray(3, c.createArrayOf("text", columns.toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           role = rs.getString(3);

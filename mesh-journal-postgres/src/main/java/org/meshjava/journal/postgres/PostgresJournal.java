@@ -226,15 +226,16 @@ public final class PostgresJournal implements Journal {
           c,
           "mesh_journal_owner",
           "a steward needs (it raises its journal's epoch and holds the row while it writes)",
-          "SELECT",
-          "INSERT",
-          "UPDATE");
+          JournalSchema.Privilege.on("SELECT", OWNER_COLUMNS),
+          JournalSchema.Privilege.on("INSERT", OWNER_COLUMNS),
+          // The raise sets these, and no other; FOR SHARE asks UPDATE on one column.
+          JournalSchema.Privilege.on("UPDATE", "epoch", "cluster_id", "database_oid"));
       JournalSchema.refuseMissingPrivileges(
           c,
           "mesh_journal_record",
           "a steward needs (it reads and writes records)",
-          "SELECT",
-          "INSERT");
+          JournalSchema.Privilege.on("SELECT", "journal", "seq", "line"),
+          JournalSchema.Privilege.on("INSERT", "journal", "seq", "line"));
       checkEpochCanRise(c, name, location);
       long epoch;
       if (homed) {
@@ -281,6 +282,9 @@ public final class PostgresJournal implements Journal {
       throw e;
     }
   }
+
+  /** The columns of {@code mesh_journal_owner} the journal reads and writes. */
+  private static final String[] OWNER_COLUMNS = {"journal", "epoch", "cluster_id", "database_oid"};
 
   /**
    * The {@code synchronous_commit} values (as {@code SHOW} names them) a commit is kept under: on

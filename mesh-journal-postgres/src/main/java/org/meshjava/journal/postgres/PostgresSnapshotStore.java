@@ -110,10 +110,11 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           c,
           "mesh_journal_snapshot",
           "saving a snapshot needs (it replaces a row and drops all but the newest " + KEEP + ")",
-          "SELECT",
-          "INSERT",
-          "UPDATE",
-          "DELETE");
+          JournalSchema.Privilege.on("SELECT", "journal", "count", "snapshot"),
+          JournalSchema.Privilege.on("INSERT", "journal", "count", "snapshot"),
+          // The save's ON CONFLICT sets this one alone.
+          JournalSchema.Privilege.on("UPDATE", "snapshot"),
+          JournalSchema.Privilege.on("DELETE"));
       // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
       // it this save would go into (and prune) the rows of a journal whose name differs in case.
       JournalSchema.refuseNondeterministicCollations(c);
