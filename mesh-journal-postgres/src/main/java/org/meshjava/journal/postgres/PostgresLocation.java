@@ -90,6 +90,13 @@ public final class PostgresLocation {
       throw new IllegalArgumentException(
           "schema is 1 to " + MAX_IDENTIFIER + " bytes, as PostgreSQL's names are: " + schema);
     }
+    if ("$user".equals(schema)) {
+      // The session is pinned to its schema through search_path, which reads this name, quoted or
+      // not, as the schema named after the session's role: the journal would be kept there.
+      throw new IllegalArgumentException(
+          "schema $user cannot hold a journal: a search_path takes that name for the schema named"
+              + " after the role, so the journal's statements would reach that one; rename it");
+    }
     this.host = host;
     this.port = port;
     this.database = database;
