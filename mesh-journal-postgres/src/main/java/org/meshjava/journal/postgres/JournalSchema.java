@@ -857,32 +857,81 @@ final class JournalSchema {
   static void refuseUncheckedWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
-    for (Carried on : carried(c, "mesh_journal_record")) {
-      Integer type = on.type();
-      if (type == null
-          || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
-        found.add("mesh_journal_record carries " + on);
-        remedies.add(on.remedy(qualified(c, "mesh_journal_record")));
-      }
-    }
-    for (Carried on : carried(c, "mesh_journal_owner")) {
-      Integer type = on.type();
-      if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
-        found.add("mesh_journal_owner carries " + on);
-        remedies.add(on.remedy(qualified(c, "mesh_journal_owner")));
-      }
-    }
+    collectCarried(
+        c,
+        "mesh_journal_record",
+        type -> (type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0,
+        found,
+        remedies);
+    collectCarried(c, "mesh_journal_owner", JournalSchema::onWrite, found, remedies);
+    refuseCarried(
+        found,
+        remedies,
+        "run after a record is inserted, or as an epoch is raised, it may change what the journal"
+            + " stored after the journal checked it, so a batch could be acknowledged while the"
+            + " table holds other records, or a stopped steward go on writing",
+        "start the steward");
+  }
+
+  /**
+   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert or
+   * update (before or after the row is written) or a rule, naming each and the statement that takes
+   * it off, before anything is written: one may store another row than the save gave (another
+   * journal's name, other bytes), and the save was acknowledged while its steward's next start
+   * found another steward's snapshot, or none of its own. Asked at every save, as the collations
+   * are: a DBA may add one while the steward runs.
+   */
+  static void refuseUncheckedSnapshotWriters(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    List<String> remedies = new ArrayList<>();
+    collectCarried(c, "mesh_journal_snapshot", JournalSchema::onWrite, found, remedies);
+    refuseCarried(
+        found,
+        remedies,
+        "run as a snapshot is saved, it may store another row than the one saved, so the save"
+            + " would be acknowledged and the next start find another snapshot",
+        "save again");
+  }
+
+  /**
+   * Refuses, where {@code found} names any, the triggers and rules it names, saying what they put
+   * at {@code risk}, the statements that take them off ({@code remedies}) and what to do {@code
+   * then}.
+   */
+  private static void refuseCarried(
+      List<String> found, List<String> remedies, String risk, String then) throws SQLException {
     if (!found.isEmpty()) {
       throw new SQLException(
           "table "
               + String.join(", table ", found)
-              + ", which the journal does not make: run after a record is inserted, or as an"
-              + " epoch is raised, it may change what the journal stored after the journal checked"
-              + " it, so a batch could be acknowledged while the table holds other records, or a"
-              + " stopped steward go on writing. Drop it or disable it ("
+              + ", which the journal does not make: "
+              + risk
+              + ". Drop it or disable it ("
               + String.join("; ", remedies)
-              + "), then start the steward",
+              + "), then "
+              + then,
           OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /**
+   * Adds to {@code found} each rule on table {@code table} and each trigger firing in this session
+   * whose {@code pg_trigger.tgtype} {@code refused} takes, in words, and to {@code remedies} the
+   * statement that takes it off.
+   */
+  private static void collectCarried(
+      Connection c,
+      String table,
+      java.util.function.IntPredicate refused,
+      List<String> found,
+      List<String> remedies)
+      throws SQLException {
+    for (Carried on : carried(c, table)) {
+      Integer type = on.type();
+      if (type == null || refused.test(type)) {
+        found.add(table + " carries " + on);
+        remedies.add(on.remedy(qualified(c, table)));
+      }
     }
   }
 
@@ -1130,6 +1179,11 @@ final class JournalSchema {
 
   /** {@code pg_trigger.tgtype} bits: fired instead of the statement (on a view). */
   private static final int TRIGGER_INSTEAD = 1 << 6;
+
+  /** Whether a trigger whose {@code pg_trigger.tgtype} is {@code type} runs on insert or update. */
+  private static boolean onWrite(int type) {
+    return (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0;
+  }
 
   /** SQLSTATE {@code object_not_in_prerequisite_state}. */
   private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";

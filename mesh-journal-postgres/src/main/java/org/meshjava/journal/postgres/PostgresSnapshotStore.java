@@ -118,6 +118,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
       // it this save would go into (and prune) the rows of a journal whose name differs in case.
       JournalSchema.refuseNondeterministicCollations(c);
+      JournalSchema.refuseUncheckedSnapshotWriters(c);
       c.setAutoCommit(false);
       try {
         try (PreparedStatement ps =
