@@ -254,7 +254,8 @@ final class JournalSchema {
             // journal's schema, answering false, would be chosen over it (and a role that does not
             // own the table would then go on without the columns, unchecked for copies).
             "SELECT count(*) FROM pg_catalog.pg_attribute"
-                + " WHERE attrelid OPERATOR(pg_catalog.=) 'mesh_journal_owner'::regclass"
+                + " WHERE attrelid OPERATOR(pg_catalog.=) "
+                + tableOid("'mesh_journal_owner'")
                 + " AND NOT attisdropped"
                 + " AND attname IN ('cluster_id', 'database_oid')")) {
       rs.next();
@@ -488,9 +489,14 @@ final class JournalSchema {
   static long lockKey(Connection c, String journal) throws SQLException {
     String schema;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_catalog.current_schema()")) {
-      rs.next();
-      schema = rs.getString(1);
+        ResultSet rs =
+            s.executeQuery(
+                // Not the session's temporary schema, which is the current one where the role may
+                // no longer use the pinned schema and the session has temporary tables.
+                "SELECT n.nspname FROM pg_catalog.pg_namespace n"
+                    + " WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()"
+                    + " AND n.oid OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema()")) {
+      schema = rs.next() ? rs.getString(1) : null;
     }
     if (schema == null) {
       throw new SQLException(
@@ -715,8 +721,9 @@ final class JournalSchema {
               + role.get()
               + " on mesh_journal_record, so a policy may hide records of the journal from it"
               + " and a part of the journal would read as the whole; disable it on the table"
-              + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
-              + " BYPASSRLS",
+              + " (ALTER TABLE "
+              + qualified(c, "mesh_journal_record")
+              + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS",
           INSUFFICIENT_PRIVILEGE);
     }
   }
@@ -728,7 +735,9 @@ final class JournalSchema {
   static Optional<String> rowSecurityFor(Connection c, String table) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.row_security_active(?::pg_catalog.text), pg_catalog.current_user()")) {
+            "SELECT pg_catalog.row_security_active("
+                + tableOid("?::pg_catalog.text")
+                + "), pg_catalog.current_user()")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -848,32 +857,97 @@ final class JournalSchema {
   static void refuseUncheckedWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
-    for (Carried on : carried(c, "mesh_journal_record")) {
-      Integer type = on.type();
-      if (type == null
-          || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
-        found.add("mesh_journal_record carries " + on);
-        remedies.add(on.remedy("mesh_journal_record"));
-      }
-    }
-    for (Carried on : carried(c, "mesh_journal_owner")) {
-      Integer type = on.type();
-      if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
-        found.add("mesh_journal_owner carries " + on);
-        remedies.add(on.remedy("mesh_journal_owner"));
-      }
-    }
+    collectCarried(
+        c,
+        "mesh_journal_record",
+        type -> (type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0,
+        found,
+        remedies);
+    collectCarried(c, "mesh_journal_owner", JournalSchema::onWrite, found, remedies);
+    refuseCarried(
+        found,
+        remedies,
+        "run after a record is inserted, or as an epoch is raised, it may change what the journal"
+            + " stored after the journal checked it, so a batch could be acknowledged while the"
+            + " table holds other records, or a stopped steward go on writing",
+        "start the steward");
+  }
+
+  /**
+   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert or
+   * update (before or after the row is written) or a rule, naming each and the statement that takes
+   * it off, before anything is written: one may store another row than the save gave (another
+   * journal's name, other bytes), and the save was acknowledged while its steward's next start
+   * found another steward's snapshot, or none of its own. Asked at every save, as the collations
+   * are: a DBA may add one while the steward runs.
+   */
+  static void refuseUncheckedSnapshotWriters(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    List<String> remedies = new ArrayList<>();
+    collectCarried(c, "mesh_journal_snapshot", JournalSchema::onWrite, found, remedies);
+    refuseCarried(
+        found,
+        remedies,
+        "run as a snapshot is saved, it may store another row than the one saved, so the save"
+            + " would be acknowledged and the next start find another snapshot",
+        "save again");
+  }
+
+  /**
+   * Refuses, where {@code found} names any, the triggers and rules it names, saying what they put
+   * at {@code risk}, the statements that take them off ({@code remedies}) and what to do {@code
+   * then}.
+   */
+  private static void refuseCarried(
+      List<String> found, List<String> remedies, String risk, String then) throws SQLException {
     if (!found.isEmpty()) {
       throw new SQLException(
           "table "
               + String.join(", table ", found)
-              + ", which the journal does not make: run after a record is inserted, or as an"
-              + " epoch is raised, it may change what the journal stored after the journal checked"
-              + " it, so a batch could be acknowledged while the table holds other records, or a"
-              + " stopped steward go on writing. Drop it or disable it ("
+              + ", which the journal does not make: "
+              + risk
+              + ". Drop it or disable it ("
               + String.join("; ", remedies)
-              + "), then start the steward",
+              + "), then "
+              + then,
           OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /**
+   * Adds to {@code found} each rule on table {@code table} and each trigger firing in this session
+   * whose {@code pg_trigger.tgtype} {@code refused} takes, in words, and to {@code remedies} the
+   * statement that takes it off.
+   */
+  private static void collectCarried(
+      Connection c,
+      String table,
+      java.util.function.IntPredicate refused,
+      List<String> found,
+      List<String> remedies)
+      throws SQLException {
+    for (Carried on : carried(c, table)) {
+      Integer type = on.type();
+      if (type == null || refused.test(type)) {
+        found.add(table + " carries " + on);
+        remedies.add(on.remedy(qualified(c, table)));
+      }
+    }
+  }
+
+  /**
+   * A privilege the journal uses on one of its tables: on the columns {@code columns} it names (a
+   * privilege a column may carry: {@code SELECT}, {@code INSERT}, {@code UPDATE}), or on the table
+   * as a whole where it names none ({@code DELETE}).
+   */
+  record Privilege(String name, List<String> columns) {
+    Privilege {
+      columns = List.copyOf(columns);
+    }
+
+    /** {@code name} on the columns {@code columns} (on the table where there are none). */
+    static Privilege on(String name, String... columns) {
+      return new Privilege(name, List.of(columns));
     }
   }
 
@@ -883,29 +957,49 @@ final class JournalSchema {
    * them, before anything is written: the statement they are missing from failed only with the
    * server's "permission denied for table", naming neither the privilege nor the grant, and (for a
    * snapshot save, whose insert passes and whose delete of the older rows fails) at every save. A
-   * privilege a column may carry (all but {@code DELETE}) is held where it is granted on the table
-   * or on each of its columns: a DBA granting column by column gives the journal's statements,
-   * which name their columns, all they use.
+   * privilege is held where it is granted on the table, or on each of the columns the journal uses
+   * it on (those the table has): a DBA granting column by column gives the journal's statements,
+   * which name their columns, all they use, and no more need be granted (a role allowed to update
+   * the epoch alone of the owner table raises it as well as one allowed to update every column).
    */
-  static void refuseMissingPrivileges(Connection c, String table, String use, String... privileges)
-      throws SQLException {
+  static void refuseMissingPrivileges(
+      Connection c, String table, String use, Privilege... privileges) throws SQLException {
+    List<String> names = new ArrayList<>();
+    List<String> columns = new ArrayList<>();
+    for (Privilege p : privileges) {
+      if (p.columns().isEmpty()) {
+        names.add(p.name());
+        columns.add(null);
+      }
+      for (String column : p.columns()) {
+        names.add(p.name());
+        columns.add(column);
+      }
+    }
     List<String> missing = new ArrayList<>();
     String role = null;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT u.p, CASE WHEN pg_catalog.has_table_privilege(t.oid, u.p) THEN true"
-                + " WHEN u.p OPERATOR(pg_catalog.=) 'DELETE' THEN false"
-                + " ELSE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a"
-                + " WHERE a.attrelid OPERATOR(pg_catalog.=) t.oid"
-                + " AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
-                + " AND NOT pg_catalog.has_column_privilege(t.oid, a.attnum, u.p)) END,"
+            "SELECT u.p, pg_catalog.bool_and(CASE"
+                + " WHEN pg_catalog.has_table_privilege(t.oid, u.p) THEN true"
+                + " WHEN u.col IS NULL THEN false"
+                // A column the table lacks (an earlier version's owner table) is used by no
+                // statement run on it.
+                + " WHEN a.attnum IS NULL THEN true"
+                + " ELSE pg_catalog.has_column_privilege(t.oid, a.attnum, u.p) END),"
                 + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
-                + " FROM (SELECT pg_catalog.to_regclass(?::pg_catalog.text)::pg_catalog.oid)"
-                + " AS t(oid),"
-                + " pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
-                + " ORDER BY u.i")) {
+                + " FROM (SELECT "
+                + tableOid("?::pg_catalog.text")
+                + ") AS t(oid)"
+                + " CROSS JOIN ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                + " pg_catalog.unnest(?::pg_catalog.text[])) WITH ORDINALITY AS u(p, col, i)"
+                + " LEFT JOIN pg_catalog.pg_attribute a"
+                + " ON a.attrelid OPERATOR(pg_catalog.=) t.oid"
+                + " AND a.attname OPERATOR(pg_catalog.=) u.col AND NOT a.attisdropped"
+                + " GROUP BY u.p ORDER BY pg_catalog.min(u.i)")) {
       ps.setString(1, table);
-      ps.setArray(2, c.createArrayOf("text", privileges));
+      ps.setArray(2, c.createArrayOf("text", names.toArray()));
+      ps.setArray(3, c.createArrayOf("text", columns.toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           role = rs.getString(3);
@@ -929,7 +1023,7 @@ final class JournalSchema {
               + ": GRANT "
               + named
               + " ON "
-              + table
+              + qualified(c, table)
               + " TO "
               + role,
           INSUFFICIENT_PRIVILEGE);
@@ -952,8 +1046,12 @@ final class JournalSchema {
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT t.relname, a.attname, l.collname FROM pg_catalog.pg_attribute a"
+                "SELECT t.relname, a.attname, l.collname,"
+                    + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
+                    + " FROM pg_catalog.pg_attribute a"
                     + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
                     + " JOIN pg_catalog.pg_collation l"
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
                     + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
@@ -969,7 +1067,7 @@ final class JournalSchema {
                 + " has collation "
                 + quoted(rs.getString(3))
                 + ", which is nondeterministic (fix: ALTER TABLE "
-                + rs.getString(1)
+                + rs.getString(4)
                 + " ALTER COLUMN "
                 + quoted(rs.getString(2))
                 + " TYPE text COLLATE pg_catalog.\"default\")");
@@ -981,9 +1079,13 @@ final class JournalSchema {
                 // A unique index whose key compares under one, a column's own aside (the column is
                 // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
                 // takes every unique index on the column for an arbiter, whatever its collation.
-                "SELECT x.relname, t.relname, l.collname FROM pg_catalog.pg_index i"
+                "SELECT x.relname, t.relname, l.collname,"
+                    + " pg_catalog.format('%I.%I', n.nspname, x.relname)"
+                    + " FROM pg_catalog.pg_index i"
                     + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
                     + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) x.relnamespace"
                     + " CROSS JOIN LATERAL ROWS FROM"
                     + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
                     + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
@@ -1006,7 +1108,7 @@ final class JournalSchema {
                 + " compares with collation "
                 + quoted(rs.getString(3))
                 + ", which is nondeterministic (fix: DROP INDEX "
-                + quoted(rs.getString(1))
+                + rs.getString(4)
                 + ", or the constraint it serves)");
       }
     }
@@ -1021,11 +1123,50 @@ final class JournalSchema {
     }
   }
 
+  /**
+   * An SQL expression for the oid of table {@code name} (an SQL text expression) in the session's
+   * schema, null where that schema has none: never a temporary table of the session's. The server
+   * looks in the session's temporary schema first for a name no path puts it after, so a temporary
+   * table of the journal's name, left in the session by whatever used it before (a pool's client),
+   * was taken for the journal's own; {@link PostgresLocation#connect} puts it last in the path, and
+   * this leaves it out where the schema has no such table (or the role may no longer use it).
+   */
+  static String tableOid(String name) {
+    return "(SELECT r.oid FROM pg_catalog.pg_class r"
+        + " WHERE r.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass("
+        + name
+        + ") AND r.relnamespace OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema())";
+  }
+
+  /**
+   * Table {@code table} of the session's schema as a statement an operator copies names it: with
+   * its schema, each part quoted where it must be (by the server's rules), so that it reaches this
+   * table whatever the search path of the session it is run in ({@code table} alone where the
+   * schema has no such table).
+   */
+  static String qualified(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.format('%I.%I', n.nspname, r.relname) FROM pg_catalog.pg_class r"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace"
+                + " WHERE r.oid OPERATOR(pg_catalog.=) "
+                + tableOid("?::pg_catalog.text"))) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : table;
+      }
+    }
+  }
+
   /** The oids of the journal's three tables in the session's schema (null for one not there). */
   private static final String JOURNAL_TABLE_OIDS =
-      "ARRAY[pg_catalog.to_regclass('mesh_journal_owner'),"
-          + " pg_catalog.to_regclass('mesh_journal_record'),"
-          + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[]";
+      "ARRAY["
+          + tableOid("'mesh_journal_owner'")
+          + ", "
+          + tableOid("'mesh_journal_record'")
+          + ", "
+          + tableOid("'mesh_journal_snapshot'")
+          + "]::pg_catalog.oid[]";
 
   /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
   private static final int TRIGGER_BEFORE = 1 << 1;
@@ -1038,6 +1179,11 @@ final class JournalSchema {
 
   /** {@code pg_trigger.tgtype} bits: fired instead of the statement (on a view). */
   private static final int TRIGGER_INSTEAD = 1 << 6;
+
+  /** Whether a trigger whose {@code pg_trigger.tgtype} is {@code type} runs on insert or update. */
+  private static boolean onWrite(int type) {
+    return (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0;
+  }
 
   /** SQLSTATE {@code object_not_in_prerequisite_state}. */
   private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
@@ -1053,10 +1199,11 @@ final class JournalSchema {
     }
 
     /**
-     * The statement that takes it off table {@code table}, as an operator runs it: a trigger
-     * disabled (kept for the DBA to look at), a rule dropped (a disabled rule still refuses the
-     * raise's {@code INSERT ... ON CONFLICT}). The name is quoted, so a trigger named with
-     * capitals, a space or a keyword is the one the statement reaches.
+     * The statement that takes it off table {@code table} (as {@link JournalSchema#qualified} names
+     * it), as an operator runs it: a trigger disabled (kept for the DBA to look at), a rule dropped
+     * (a disabled rule still refuses the raise's {@code INSERT ... ON CONFLICT}). The name is
+     * quoted, so a trigger named with capitals, a space or a keyword is the one the statement
+     * reaches.
      */
     String remedy(String table) {
       return type == null
@@ -1080,10 +1227,12 @@ final class JournalSchema {
             "SELECT 1, tgname, tgtype, tgenabled::pg_catalog.text,"
                 + " pg_catalog.current_setting('session_replication_role')"
                 + " FROM pg_catalog.pg_trigger"
-                + " WHERE tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " WHERE tgrelid OPERATOR(pg_catalog.=) "
+                + tableOid("?")
                 + " AND NOT tgisinternal"
                 + " UNION ALL SELECT 0, rulename, NULL, NULL, NULL FROM pg_catalog.pg_rewrite"
-                + " WHERE ev_class OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) "
+                + tableOid("?")
                 + " ORDER BY 1, 2")) {
       ps.setString(1, table);
       ps.setString(2, table);
@@ -1141,7 +1290,8 @@ final class JournalSchema {
 
   /** Whether table {@code table} is in the session's schema. */
   private static boolean exists(Connection c, String table) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT " + tableOid("?::pg_catalog.text") + " IS NOT NULL")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

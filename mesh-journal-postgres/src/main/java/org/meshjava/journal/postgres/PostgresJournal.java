@@ -226,15 +226,16 @@ public final class PostgresJournal implements Journal {
           c,
           "mesh_journal_owner",
           "a steward needs (it raises its journal's epoch and holds the row while it writes)",
-          "SELECT",
-          "INSERT",
-          "UPDATE");
+          JournalSchema.Privilege.on("SELECT", OWNER_COLUMNS),
+          JournalSchema.Privilege.on("INSERT", OWNER_COLUMNS),
+          // The raise sets these, and no other; FOR SHARE asks UPDATE on one column.
+          JournalSchema.Privilege.on("UPDATE", "epoch", "cluster_id", "database_oid"));
       JournalSchema.refuseMissingPrivileges(
           c,
           "mesh_journal_record",
           "a steward needs (it reads and writes records)",
-          "SELECT",
-          "INSERT");
+          JournalSchema.Privilege.on("SELECT", "journal", "seq", "line"),
+          JournalSchema.Privilege.on("INSERT", "journal", "seq", "line"));
       checkEpochCanRise(c, name, location);
       long epoch;
       if (homed) {
@@ -281,6 +282,9 @@ public final class PostgresJournal implements Journal {
       throw e;
     }
   }
+
+  /** The columns of {@code mesh_journal_owner} the journal reads and writes. */
+  private static final String[] OWNER_COLUMNS = {"journal", "epoch", "cluster_id", "database_oid"};
 
   /**
    * The {@code synchronous_commit} values (as {@code SHOW} names them) a commit is kept under: on
@@ -830,8 +834,10 @@ public final class PostgresJournal implements Journal {
               + hiddenFrom.get()
               + " on mesh_journal_owner (turned on while the steward ran), so whether another"
               + " steward took it over is not known and its writes are refused; nothing more is"
-              + " written. Disable it on the table (ALTER TABLE mesh_journal_owner DISABLE ROW"
-              + " LEVEL SECURITY) or give the role BYPASSRLS, then restart the steward",
+              + " written. Disable it on the table (ALTER TABLE "
+              + JournalSchema.qualified(connection, "mesh_journal_owner")
+              + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS, then restart the"
+              + " steward",
           null);
     }
     return new JournalException(

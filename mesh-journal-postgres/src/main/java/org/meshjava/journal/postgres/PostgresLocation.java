@@ -34,10 +34,11 @@ import org.jspecify.annotations.Nullable;
  *       otherwise): the schema holding the journal's tables.
  * </ul>
  *
- * Every connection pins its {@code search_path} to that one schema as soon as it is made, so a
- * schema a role or database setting puts ahead of it later, holding tables of the same names,
- * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and raises a
- * role's or the database's {@code idle_in_transaction_session_timeout} and {@code
+ * Every connection pins its {@code search_path} to that one schema (then {@code pg_temp}, which the
+ * server would otherwise search first) as soon as it is made, so a schema a role or database
+ * setting puts ahead of it later, or a temporary table left in the session, holding tables of the
+ * same names, cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and
+ * raises a role's or the database's {@code idle_in_transaction_session_timeout} and {@code
  * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} and {@code
  * lock_timeout} below half the lease to half the lease, in the same statement (SPEC.md section
  * 60.7, "Faults"). That includes one this URL's own {@code options} parameter sets ({@code
@@ -88,6 +89,13 @@ public final class PostgresLocation {
       // named.
       throw new IllegalArgumentException(
           "schema is 1 to " + MAX_IDENTIFIER + " bytes, as PostgreSQL's names are: " + schema);
+    }
+    if ("$user".equals(schema)) {
+      // The session is pinned to its schema through search_path, which reads this name, quoted or
+      // not, as the schema named after the session's role: the journal would be kept there.
+      throw new IllegalArgumentException(
+          "schema $user cannot hold a journal: a search_path takes that name for the schema named"
+              + " after the role, so the journal's statements would reach that one; rename it");
     }
     this.host = host;
     this.port = port;
@@ -240,9 +248,10 @@ public final class PostgresLocation {
   }
 
   /**
-   * Sets the session's {@code search_path} to the journal's schema only: the URL's, or else the
-   * session's current schema as its settings made it. Everything named here is pg_catalog's by its
-   * full name, since until this statement has run the path is whatever the role's settings make it.
+   * Sets the session's {@code search_path} to the journal's schema, then {@code pg_temp}: the
+   * URL's, or else the session's current schema as its settings made it. Everything named here is
+   * pg_catalog's by its full name, since until this statement has run the path is whatever the
+   * role's settings make it.
    *
    * <p>The same statement raises the limits a role or database setting may make shorter than the
    * journal's own work takes (0, no limit, is kept in both):
@@ -276,7 +285,11 @@ public final class PostgresLocation {
   private void pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false),"
+            // The session's temporary schema last: the server searches it first for a table
+            // where the path does not name it, and a temporary table of the journal's name (left
+            // by whatever used the session before) would be written in place of the journal's.
+            "SELECT pg_catalog.set_config('search_path',"
+                + " pg_catalog.format('%I, pg_temp', n.nspname), false),"
                 + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user(),"
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"

@@ -110,13 +110,15 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           c,
           "mesh_journal_snapshot",
           "saving a snapshot needs (it replaces a row and drops all but the newest " + KEEP + ")",
-          "SELECT",
-          "INSERT",
-          "UPDATE",
-          "DELETE");
+          JournalSchema.Privilege.on("SELECT", "journal", "count", "snapshot"),
+          JournalSchema.Privilege.on("INSERT", "journal", "count", "snapshot"),
+          // The save's ON CONFLICT sets this one alone.
+          JournalSchema.Privilege.on("UPDATE", "snapshot"),
+          JournalSchema.Privilege.on("DELETE"));
       // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
       // it this save would go into (and prune) the rows of a journal whose name differs in case.
       JournalSchema.refuseNondeterministicCollations(c);
+      JournalSchema.refuseUncheckedSnapshotWriters(c);
       c.setAutoCommit(false);
       try {
         try (PreparedStatement ps =
@@ -165,28 +167,32 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    */
   @Override
   public Optional<byte[]> latest() throws SnapshotException {
-    try (Connection c = location.connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                // The size first, and the bytes only where they can be sent.
-                "SELECT count, octet_length(snapshot),"
-                    + " CASE WHEN octet_length(snapshot) <= ? THEN snapshot END"
-                    + " FROM mesh_journal_snapshot WHERE journal = ?"
-                    + " ORDER BY count DESC LIMIT 1")) {
-      ps.setLong(1, maxBytes);
-      ps.setString(2, journal);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
+    try (Connection c = location.connect()) {
+      // As a save does: under a nondeterministic collation the latest row of a journal whose name
+      // differs from this one's in case alone would be read as this journal's.
+      JournalSchema.refuseNondeterministicCollations(c);
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              // The size first, and the bytes only where they can be sent.
+              "SELECT count, octet_length(snapshot),"
+                  + " CASE WHEN octet_length(snapshot) <= ? THEN snapshot END"
+                  + " FROM mesh_journal_snapshot WHERE journal = ?"
+                  + " ORDER BY count DESC LIMIT 1")) {
+        ps.setLong(1, maxBytes);
+        ps.setString(2, journal);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Optional.empty();
+          }
+          long size = rs.getLong(2);
+          if (size > maxBytes) {
+            throw SnapshotException.tooLarge(
+                "the latest snapshot in " + describe() + " (count " + rs.getLong(1) + ")",
+                size,
+                maxBytes);
+          }
+          return Optional.of(rs.getBytes(3));
         }
-        long size = rs.getLong(2);
-        if (size > maxBytes) {
-          throw SnapshotException.tooLarge(
-              "the latest snapshot in " + describe() + " (count " + rs.getLong(1) + ")",
-              size,
-              maxBytes);
-        }
-        return Optional.of(rs.getBytes(3));
       }
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {
@@ -217,6 +223,8 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       c.setReadOnly(true);
       c.setAutoCommit(false);
       try {
+        // As latest() does: another journal's row would be read as this one's.
+        JournalSchema.refuseNondeterministicCollations(c);
         return header(c);
       } catch (SQLException e) {
         // Not a rollback in a finally: on a session the server ended, its "This connection has

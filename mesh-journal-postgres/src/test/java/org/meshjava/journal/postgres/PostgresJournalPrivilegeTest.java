@@ -27,7 +27,7 @@ class PostgresJournalPrivilegeTest {
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.IO);
     assertThat(e.getMessage())
         .contains("role \"Rec Steward\" lacks INSERT on table mesh_journal_record")
-        .contains("GRANT INSERT ON mesh_journal_record TO \"Rec Steward\"");
+        .contains("GRANT INSERT ON public.mesh_journal_record TO \"Rec Steward\"");
 
     r.sql(e.getMessage().substring(e.getMessage().indexOf("GRANT INSERT")));
     try (PostgresJournal j = PostgresJournal.open(r.asRole(), r.name())) {

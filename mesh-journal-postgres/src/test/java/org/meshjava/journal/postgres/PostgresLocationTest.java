@@ -128,4 +128,18 @@ class PostgresLocationTest {
     assertThat(l.lease()).isEqualTo(Duration.ofSeconds(2));
     assertThat(l.toString()).isEqualTo("postgresql://h:5432/d");
   }
+
+  /**
+   * A schema named {@code $user}: the session is kept to its schema by its search_path, which reads
+   * that name, even quoted, as the schema named after the role, so the journal would have been kept
+   * there (a role's own schema) rather than in the one the URL names.
+   */
+  @Test
+  void parse_refusesTheSchemaNamedDollarUser_whichASearchPathReadsAsTheRolesOwn() {
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?schema=$user"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("schema $user cannot hold a journal");
+    assertThat(PostgresLocation.parse("postgresql://h/d?schema=$users").schema())
+        .hasValue("$users");
+  }
 }

@@ -23,30 +23,71 @@ class PostgresSnapshotCollationTest {
     PostgresHostileDbaTest.startServer();
   }
 
+  /**
+   * A journal's snapshot saved at count 3, then the snapshot table's journal column put under a
+   * case-insensitive collation; {@code other} is the name differing from the journal's in case.
+   */
+  private record CaseFolded(PostgresHostileDbaTest.Opened o, PostgresLocation at, String other) {
+    static CaseFolded afterASave() throws Exception {
+      PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+      o.journal().close();
+      PostgresLocation at = PostgresLocation.parse(PostgresTestServer.shared().url(o.database()));
+      String other = o.name().toUpperCase(Locale.ROOT).replace("DID:KEY:", "did:key:");
+      assertThat(other).isNotEqualTo(o.name());
+      PostgresSnapshotStore.of(at, o.name()).save(PostgresSnapshotStoreTest.at(3));
+      o.sql(
+          "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+          "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE ci");
+      return new CaseFolded(o, at, other);
+    }
+
+    /** Puts the column back to the database's collation. */
+    void putBack() throws Exception {
+      o.sql(
+          "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE"
+              + " pg_catalog.\"default\"");
+    }
+  }
+
   @Test
   void aCaseInsensitiveSnapshotColumn_isRefusedAtSave_beforeAnotherJournalsRowIsReplaced()
       throws Exception {
-    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
-    o.journal().close();
-    PostgresLocation at = PostgresLocation.parse(PostgresTestServer.shared().url(o.database()));
-    String other = o.name().toUpperCase(Locale.ROOT).replace("DID:KEY:", "did:key:");
-    assertThat(other).isNotEqualTo(o.name());
-    PostgresSnapshotStore first = PostgresSnapshotStore.of(at, o.name());
-    first.save(PostgresSnapshotStoreTest.at(3));
-    o.sql(
-        "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
-        "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE ci");
+    CaseFolded f = CaseFolded.afterASave();
 
     Throwable t =
         catchThrowable(
-            () -> PostgresSnapshotStore.of(at, other).save(PostgresSnapshotStoreTest.at(3)));
+            () ->
+                PostgresSnapshotStore.of(f.at(), f.other()).save(PostgresSnapshotStoreTest.at(3)));
 
-    o.sql(
-        "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE"
-            + " pg_catalog.\"default\"");
+    f.putBack();
     assertThat(t).isInstanceOf(SnapshotException.class);
     assertThat(((SnapshotException) t).reason()).isEqualTo(SnapshotException.Reason.IO);
     assertThat(t.getMessage())
         .contains("column journal of table mesh_journal_snapshot has collation \"ci\"");
+  }
+
+  /**
+   * A read of the latest snapshot asks as a save does: under the same collation, the latest row of
+   * a journal whose name differs in case alone was handed to a steward as its own, which would then
+   * start from another steward's state (its budgets and its spent presentations).
+   */
+  @Test
+  void aCaseInsensitiveSnapshotColumn_isRefusedAtRead_beforeAnotherJournalsRowIsReturned()
+      throws Exception {
+    CaseFolded f = CaseFolded.afterASave();
+
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(f.at(), f.other());
+    Throwable whole = catchThrowable(store::latest);
+    Throwable header = catchThrowable(store::latestHeader);
+
+    f.putBack();
+    for (Throwable t : new Throwable[] {whole, header}) {
+      assertThat(t).isInstanceOf(SnapshotException.class);
+      assertThat(((SnapshotException) t).reason()).isEqualTo(SnapshotException.Reason.IO);
+      assertThat(t.getMessage())
+          .contains("column journal of table mesh_journal_snapshot has collation \"ci\"")
+          .contains("ALTER TABLE public.mesh_journal_snapshot ALTER COLUMN");
+    }
+    assertThat(store.latest()).as("its own, once the collation is put back").isEmpty();
   }
 }

@@ -27,7 +27,7 @@ class PostgresSnapshotPrivilegeTest {
     assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
     assertThat(e.getMessage())
         .contains("role \"Snap Steward\" lacks DELETE on table mesh_journal_snapshot")
-        .contains("GRANT DELETE ON mesh_journal_snapshot TO \"Snap Steward\"");
+        .contains("GRANT DELETE ON public.mesh_journal_snapshot TO \"Snap Steward\"");
 
     String message = e.getMessage();
     r.sql(message.substring(message.indexOf("GRANT DELETE")));

@@ -130,8 +130,8 @@ class PostgresUncheckedTriggerTest {
             "CREATE RULE \"No Raise\" AS ON UPDATE TO mesh_journal_owner DO INSTEAD NOTHING");
     String message = refusedOpening(o).getMessage();
     assertThat(message)
-        .contains("ALTER TABLE mesh_journal_record DISABLE TRIGGER \"Blank Er\"")
-        .contains("DROP RULE \"No Raise\" ON mesh_journal_owner");
+        .contains("ALTER TABLE public.mesh_journal_record DISABLE TRIGGER \"Blank Er\"")
+        .contains("DROP RULE \"No Raise\" ON public.mesh_journal_owner");
 
     String remedies =
         message.substring(
@@ -162,7 +162,7 @@ class PostgresUncheckedTriggerTest {
     assertThat(((JournalException) t).reason()).isEqualTo(JournalException.Reason.IO);
     assertThat(t.getMessage())
         .contains("table mesh_journal_record carries trigger blanker")
-        .contains("ALTER TABLE mesh_journal_record DISABLE TRIGGER \"blanker\"");
+        .contains("ALTER TABLE public.mesh_journal_record DISABLE TRIGGER \"blanker\"");
     assertThat(PostgresJournal.readLines(at, imported)).isEmpty();
   }
 

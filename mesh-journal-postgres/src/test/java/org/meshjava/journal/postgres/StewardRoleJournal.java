@@ -46,13 +46,17 @@ record StewardRoleJournal(String database, String name, String role) {
 
   /** The journal's database reached as the role. */
   PostgresLocation asRole() {
-    return PostgresLocation.parse(
-        "postgresql://"
-            + URLEncoder.encode(role, StandardCharsets.UTF_8).replace("+", "%20")
-            + "@127.0.0.1:"
-            + PostgresTestServer.shared().port()
-            + "/"
-            + database);
+    return PostgresLocation.parse(url(role, database));
+  }
+
+  /** A URL of {@code database} on the shared test server, reached as {@code role} (any name). */
+  static String url(String role, String database) {
+    return "postgresql://"
+        + URLEncoder.encode(role, StandardCharsets.UTF_8).replace("+", "%20")
+        + "@127.0.0.1:"
+        + PostgresTestServer.shared().port()
+        + "/"
+        + database;
   }
 
   /**
