@@ -1552,11 +1552,9 @@ final class JournalCommand extends CommandGroup {
       }
       // Written beside --out under a name that says it is partial, and renamed to --out only once
       // whole and on disk: an export stopped part way (a break in the chain, a full disk, Ctrl-C
-      // or SIGTERM) never leaves at --out a shorter journal that reads as complete.
-      Path partial =
-          out.toAbsolutePath()
-              .resolveSibling(
-                  "." + out.getFileName() + ".partial-" + ProcessHandle.current().pid());
+      // or SIGTERM) never leaves at --out a shorter journal that reads as complete. Each export
+      // has its own, so two to one --out from one JVM never write into or remove each other's.
+      Path partial = UserFile.partialOf(out);
       // What an export killed before its shutdown hook could run (SIGKILL) left beside --out.
       UserFile.removeLeftoverPartials(out);
       try {

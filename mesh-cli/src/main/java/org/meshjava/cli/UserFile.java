@@ -243,15 +243,28 @@ final class UserFile {
     }
   }
 
-  /** The file that {@link #writeWholeInFolder} writes {@code target}'s bytes to first. */
-  private static Path partialOf(Path target) {
-    return target.resolveSibling(
-        "."
-            + target.getFileName()
-            + ".partial-"
-            + ProcessHandle.current().pid()
-            + "-"
-            + Thread.currentThread().threadId());
+  /** Numbers the partial files of this process, so no two writes share one. */
+  private static final java.util.concurrent.atomic.AtomicLong PARTIALS =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * A new name for the file a write of {@code target} puts its bytes in first ({@link
+   * #writeWholeInFolder}, {@code mesh journal export}), named for this process and a number no
+   * other write in it was given: two writes of one target from one JVM (an embedder's threads, or
+   * one started while another writes on the same thread) each have their own, so neither fails on
+   * or removes the other's, and the one that publishes second is refused because the target exists.
+   * {@link #removeLeftoverPartials} reads the process from the name.
+   */
+  static Path partialOf(Path target) {
+    return target
+        .toAbsolutePath()
+        .resolveSibling(
+            "."
+                + target.getFileName()
+                + ".partial-"
+                + ProcessHandle.current().pid()
+                + "-"
+                + PARTIALS.incrementAndGet());
   }
 
   /**

@@ -90,6 +90,7 @@ class JournalInspectReplacedDuringArchiveTest {
         }
       }
       Files.deleteIfExists(JournalSegments.marker(journal));
+      Files.deleteIfExists(JournalSegments.markerTwin(journal));
       Path fresh = journal.resolveSibling("replacement.tmp");
       Files.writeString(fresh, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
       Files.move(fresh, journal, StandardCopyOption.REPLACE_EXISTING);

@@ -759,7 +759,9 @@ public final class FileJournal implements Journal {
             + last.file()
             + " begins, and where "
             + JournalSegments.marker(path)
-            + " is there (an archive writes it before its first segment) an archive names a"
+            + " or its twin "
+            + JournalSegments.markerTwin(path)
+            + " is there (an archive writes both before its first segment) an archive names a"
             + " segment only once the live file has been cut past it, so the live file"
             + " is a copy of the journal taken before that archive; serving from it would let"
             + " every presentation and budget spent after the copy was taken be spent again. Put"
@@ -806,6 +808,8 @@ public final class FileJournal implements Journal {
             s,
             "lies beside a journal without "
                 + JournalSegments.marker(path)
+                + " or its twin "
+                + JournalSegments.markerTwin(path)
                 + ", which an archive writes before its first pending segment");
       }
       if (Files.exists(
@@ -1674,49 +1678,70 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Writes the journal's marker ({@link JournalSegments#marked}) beside it before the first pending
-   * segment goes into its segment folder, and forces the marker's folder: a pending segment found
-   * without it is refused as no archive's. A folder archived by a version that named segments first
-   * may hold what that version's killed archive left, the segment {@code killed} named for the live
-   * file's first record (a copy of its first lines, which the live file still holds); it is
-   * removed, and that forced, before the marker is written, for under the marker it would read as
-   * an older copy's segment. A file there that is not a copy of the live file's first bytes ({@code
-   * live}) holds records the live file does not: it is kept, and the archive refused.
+   * Writes the journal's marker and its twin ({@link JournalSegments#marked}) beside it before the
+   * first pending segment goes into its segment folder, and forces their folder: a pending segment
+   * found without them is refused as no archive's. Either one missing (removed by hand) is written
+   * again. A folder archived by a version that named segments first (neither there) may hold what
+   * that version's killed archive left, the segment {@code killed} named for the live file's first
+   * record (a copy of its first lines, which the live file still holds); it is removed, and that
+   * forced, before the marker is written, for under the marker it would read as an older copy's
+   * segment. A file there that is not a copy of the live file's first bytes ({@code live}) holds
+   * records the live file does not: it is kept, and the archive refused.
    */
   private static void mark(Path journal, Path killed, FileChannel live, Forcer forcer)
       throws IOException, JournalException {
-    if (JournalSegments.marked(journal)) {
+    Path marker = JournalSegments.marker(journal);
+    Path twin = JournalSegments.markerTwin(journal);
+    boolean hasMarker = Files.exists(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    boolean hasTwin = Files.exists(twin, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    if (hasMarker && hasTwin) {
       return;
     }
-    if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-        && !copiesTheStartOf(killed, live)) {
-      throw new JournalException(
-          JournalException.Reason.CORRUPT,
-          "cannot archive "
-              + journal
-              + ": segment "
-              + killed
-              + " is named for the live file's first record but is not a copy of the live file's"
-              + " first lines, as an archive of a version that named its segment before its cut"
-              + " leaves; it holds records the live file does not, so it is left as it is. Find"
-              + " which history is the journal's before archiving (SPEC.md 60.8)",
-          null);
+    if (!hasMarker && !hasTwin) {
+      if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+          && !copiesTheStartOf(killed, live)) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            "cannot archive "
+                + journal
+                + ": segment "
+                + killed
+                + " is named for the live file's first record but is not a copy of the live"
+                + " file's first lines, as an archive of a version that named its segment before"
+                + " its cut leaves; it holds records the live file does not, so it is left as it"
+                + " is. Find which history is the journal's before archiving (SPEC.md 60.8)",
+            null);
+      }
+      if (Files.deleteIfExists(killed)) {
+        forcer.forceDirectory(JournalSegments.directory(journal));
+      }
     }
-    if (Files.deleteIfExists(killed)) {
-      forcer.forceDirectory(JournalSegments.directory(journal));
+    if (!hasMarker) {
+      writeMarker(marker, journal);
     }
-    Path marker = JournalSegments.marker(journal);
-    Files.createFile(marker, OwnerOnly.file(marker));
-    Files.writeString(
-        marker,
-        "The segments in "
-            + JournalSegments.directory(journal).getFileName()
-            + " are named only once the live journal file has been cut past them (SPEC.md 60.8).\n",
-        StandardCharsets.UTF_8);
+    if (!hasTwin) {
+      writeMarker(twin, journal);
+    }
     Path folder = marker.toAbsolutePath().getParent();
     if (folder != null) { // null only for a journal named as a root, which cannot be a file
       forcer.forceDirectory(folder);
     }
+  }
+
+  /** Writes the marker, or its twin, at {@code file}, saying what it stands for. */
+  private static void writeMarker(Path file, Path journal) throws IOException {
+    Files.createFile(file, OwnerOnly.file(file));
+    Files.writeString(
+        file,
+        "The segments in "
+            + JournalSegments.directory(journal).getFileName()
+            + " are named only once the live journal file has been cut past them (SPEC.md 60.8)."
+            + " Keep this file and its twin ("
+            + JournalSegments.marker(journal).getFileName()
+            + ", ."
+            + JournalSegments.marker(journal).getFileName()
+            + ") beside the journal.\n",
+        StandardCharsets.UTF_8);
   }
 
   /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */

@@ -108,6 +108,7 @@ class ArchiveCrashPointsTest {
     }
     if (before == Before.OLD_FOLDER_WITH_A_KILLED_SEGMENT) {
       Files.delete(JournalSegments.marker(p));
+      Files.delete(JournalSegments.markerTwin(p));
       byte[] live = Files.readAllBytes(p);
       Files.write(JournalSegments.file(p, 3), java.util.Arrays.copyOf(live, live.length / 2));
     }
@@ -217,6 +218,7 @@ class ArchiveCrashPointsTest {
     // The same files in a folder an older version archived (no marker): judged as before, as what
     // its killed archive leaves, and opened.
     Files.delete(JournalSegments.marker(p));
+    Files.delete(JournalSegments.markerTwin(p));
     try (FileJournal j = FileJournal.open(p)) {
       assertThat(j.position().count()).isEqualTo(12);
     }
@@ -231,6 +233,7 @@ class ArchiveCrashPointsTest {
 
     // without the marker: no archive of this version wrote it
     Files.delete(JournalSegments.marker(p));
+    Files.delete(JournalSegments.markerTwin(p));
     Path stray = JournalSegments.pendingFile(p, 3);
     Files.write(stray, Files.readAllBytes(p));
     assertStray(p, stray, "lies beside a journal without " + JournalSegments.marker(p));

@@ -26,6 +26,7 @@ class ArchiveLeftoverCopyCheckedTest {
     FileJournalStreamTest.journal(p, 10);
     LiveFileOlderThanArchiveTest.archiveUpTo(p, 4);
     Files.delete(JournalSegments.marker(p));
+    Files.delete(JournalSegments.markerTwin(p));
     return p;
   }
 

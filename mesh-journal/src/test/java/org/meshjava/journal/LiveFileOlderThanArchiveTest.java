@@ -108,6 +108,7 @@ class LiveFileOlderThanArchiveTest {
     // Left so by a version that named the segment before the cut, in a folder without the marker
     // (ArchiveCrashPointsTest covers what this version's archive leaves).
     Files.delete(JournalSegments.marker(crashed));
+    Files.delete(JournalSegments.markerTwin(crashed));
     byte[] live = Files.readAllBytes(crashed);
     Files.write(JournalSegments.file(crashed, 4), java.util.Arrays.copyOf(live, live.length / 2));
     assertOpens(crashed, 4, 10);

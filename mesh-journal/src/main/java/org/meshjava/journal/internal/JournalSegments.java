@@ -271,12 +271,27 @@ public final class JournalSegments {
   }
 
   /**
-   * Whether {@code journal} carries the marker an archive writes before its first pending segment:
-   * anything at that name counts, so a marker cannot be turned into a folder or a link to weaken
-   * the rule without its being seen.
+   * The marker's twin: the same proof kept in a second file beside {@code journal}, hidden ({@code
+   * .<journal>.segments-named-after-cut}), which an archive writes with the marker. Why two: a
+   * journal without the proof is judged as one an older version archived, whose killed archive
+   * leaves what a copy of the journal taken before its last archive looks like, so removing one
+   * file by the name an operator sees (or a glob such as {@code <journal>.*}) would let such a copy
+   * put back open and serve again every spend recorded after it was taken.
+   */
+  public static Path markerTwin(Path journal) {
+    Path marker = marker(journal);
+    return marker.resolveSibling("." + marker.getFileName());
+  }
+
+  /**
+   * Whether {@code journal} carries the proof an archive writes before its first pending segment:
+   * its {@link #marker} or its {@link #markerTwin}, either being enough, so that removing one does
+   * not turn the journal into one an older version archived. Anything at either name counts, so a
+   * marker cannot be turned into a folder or a link to weaken the rule without its being seen.
    */
   public static boolean marked(Path journal) {
-    return Files.exists(marker(journal), LinkOption.NOFOLLOW_LINKS);
+    return Files.exists(marker(journal), LinkOption.NOFOLLOW_LINKS)
+        || Files.exists(markerTwin(journal), LinkOption.NOFOLLOW_LINKS);
   }
 
   private static SequenceFiles files(Path journal) {
