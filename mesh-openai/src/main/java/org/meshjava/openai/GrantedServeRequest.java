@@ -196,7 +196,16 @@ public final class GrantedServeRequest {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD, "model", "model must be a string");
     }
-    String m = Prompt.wellFormed(v.asText(), "model");
+    return modelNamed(v.asText());
+  }
+
+  /**
+   * The model a body's {@code model} string restricts routing to: empty for {@value #AUTO}.
+   *
+   * @throws BindingException if it is not well-formed Unicode or not a possible name
+   */
+  static Optional<String> modelNamed(String text) throws BindingException {
+    String m = Prompt.wellFormed(text, "model");
     if (m.equals(AUTO)) {
       return Optional.empty();
     }
