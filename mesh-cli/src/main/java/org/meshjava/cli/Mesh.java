@@ -150,9 +150,14 @@ public final class Mesh extends CommandGroup {
             said = new CommandLine.UnmatchedArgumentException(where, unknown);
           }
           String what = String.valueOf(said.getMessage()).replaceAll("[\\r\\n]+", " ");
-          if (said instanceof CommandLine.UnmatchedArgumentException u
-              && !u.getSuggestions().isEmpty()) {
-            what += "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+          if (said instanceof CommandLine.UnmatchedArgumentException u) {
+            // picocli's own guess compares letter pairs, so it misses two swapped letters
+            // (`--prot` for --port); the configuration keys' nearest-key rule finds those.
+            List<String> meant =
+                u.getSuggestions().isEmpty() ? nearestOptions(where, unknown) : u.getSuggestions();
+            if (!meant.isEmpty()) {
+              what += "; did you mean " + NearestKey.alternatives(meant) + "?";
+            }
           }
           where.getErr().println(name + ": " + what + " (see '" + name + " --help')");
           return where.getCommandSpec().exitCodeOnInvalidInput();
@@ -325,6 +330,26 @@ public final class Mesh extends CommandGroup {
       }
     }
     return unknown;
+  }
+
+  /**
+   * The long options of {@code command} that {@code unknown} are nearest to ({@link NearestKey}):
+   * for each, those near enough, every one as near named.
+   */
+  private static List<String> nearestOptions(CommandLine command, List<String> unknown) {
+    java.util.Map<String, String> byKey = new java.util.HashMap<>();
+    for (CommandLine.Model.OptionSpec o : command.getCommandSpec().options()) {
+      for (String n : o.names()) {
+        if (n.startsWith("--")) {
+          byKey.put(n.substring(2).replace('-', '_'), n);
+        }
+      }
+    }
+    java.util.Set<String> meant = new java.util.LinkedHashSet<>();
+    for (String typed : unknown) {
+      NearestKey.of(typed.substring(2), byKey.keySet()).forEach(k -> meant.add(byKey.get(k)));
+    }
+    return List.copyOf(meant);
   }
 
   /** {@code text} as a file name, refused if empty. */
