@@ -213,32 +213,16 @@ public final class Mesh extends CommandGroup {
    */
   static final int EXIT_FILE_CHANGED = 74;
 
-  /**
-   * Whether {@code e} is, or was caused by, the JVM's fault for a read of a mapped file past its
-   * end (SIGBUS), which it reports as an {@link InternalError} in these words; one thrown on
-   * another thread (Jlama's forward pass) arrives wrapped, so the causes are followed.
-   */
-  private static boolean mappedFileCutShort(Throwable e) {
-    Throwable at = e;
-    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError
-          && String.valueOf(at.getMessage()).contains("unsafe memory access operation")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** The exit status for a failure that is not a refusal: out of memory, or else a bug. */
   private static int exitCode(Throwable e) {
     return ranOutOfMemory(e).isPresent()
         ? EXIT_RESOURCE
-        : mappedFileCutShort(e) ? EXIT_FILE_CHANGED : EXIT_INTERNAL;
+        : org.meshjava.journal.MappedReadFault.in(e) ? EXIT_FILE_CHANGED : EXIT_INTERNAL;
   }
 
   /** The line for a failure that is not a refusal: out of memory, or else a bug. */
   private static String failure(Throwable e) {
-    if (mappedFileCutShort(e) && ranOutOfMemory(e).isEmpty()) {
+    if (org.meshjava.journal.MappedReadFault.in(e) && ranOutOfMemory(e).isEmpty()) {
       return "a file read through memory mapping was cut short while it was read (a model's"
           + " weights or a snapshot being rewritten in place, by cp or a download, while mesh"
           + " used it), not a bug in mesh: let what rewrites it finish, then start again (copy a"
