@@ -150,9 +150,14 @@ public final class Mesh extends CommandGroup {
             said = new CommandLine.UnmatchedArgumentException(where, unknown);
           }
           String what = String.valueOf(said.getMessage()).replaceAll("[\\r\\n]+", " ");
-          if (said instanceof CommandLine.UnmatchedArgumentException u
-              && !u.getSuggestions().isEmpty()) {
-            what += "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+          if (said instanceof CommandLine.UnmatchedArgumentException u) {
+            // picocli's own guess compares letter pairs, so it misses two swapped letters
+            // (`--prot` for --port); the configuration keys' nearest-key rule finds those.
+            List<String> meant =
+                u.getSuggestions().isEmpty() ? nearestOptions(where, unknown) : u.getSuggestions();
+            if (!meant.isEmpty()) {
+              what += "; did you mean " + NearestKey.alternatives(meant) + "?";
+            }
           }
           where.getErr().println(name + ": " + what + " (see '" + name + " --help')");
           return where.getCommandSpec().exitCodeOnInvalidInput();
@@ -208,32 +213,16 @@ public final class Mesh extends CommandGroup {
    */
   static final int EXIT_FILE_CHANGED = 74;
 
-  /**
-   * Whether {@code e} is, or was caused by, the JVM's fault for a read of a mapped file past its
-   * end (SIGBUS), which it reports as an {@link InternalError} in these words; one thrown on
-   * another thread (Jlama's forward pass) arrives wrapped, so the causes are followed.
-   */
-  private static boolean mappedFileCutShort(Throwable e) {
-    Throwable at = e;
-    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError
-          && String.valueOf(at.getMessage()).contains("unsafe memory access operation")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** The exit status for a failure that is not a refusal: out of memory, or else a bug. */
   private static int exitCode(Throwable e) {
     return ranOutOfMemory(e).isPresent()
         ? EXIT_RESOURCE
-        : mappedFileCutShort(e) ? EXIT_FILE_CHANGED : EXIT_INTERNAL;
+        : org.meshjava.journal.MappedReadFault.in(e) ? EXIT_FILE_CHANGED : EXIT_INTERNAL;
   }
 
   /** The line for a failure that is not a refusal: out of memory, or else a bug. */
   private static String failure(Throwable e) {
-    if (mappedFileCutShort(e) && ranOutOfMemory(e).isEmpty()) {
+    if (org.meshjava.journal.MappedReadFault.in(e) && ranOutOfMemory(e).isEmpty()) {
       return "a file read through memory mapping was cut short while it was read (a model's"
           + " weights or a snapshot being rewritten in place, by cp or a download, while mesh"
           + " used it), not a bug in mesh: let what rewrites it finish, then start again (copy a"
@@ -325,6 +314,26 @@ public final class Mesh extends CommandGroup {
       }
     }
     return unknown;
+  }
+
+  /**
+   * The long options of {@code command} that {@code unknown} are nearest to ({@link NearestKey}):
+   * for each, those near enough, every one as near named.
+   */
+  private static List<String> nearestOptions(CommandLine command, List<String> unknown) {
+    java.util.Map<String, String> byKey = new java.util.HashMap<>();
+    for (CommandLine.Model.OptionSpec o : command.getCommandSpec().options()) {
+      for (String n : o.names()) {
+        if (n.startsWith("--")) {
+          byKey.put(n.substring(2).replace('-', '_'), n);
+        }
+      }
+    }
+    java.util.Set<String> meant = new java.util.LinkedHashSet<>();
+    for (String typed : unknown) {
+      NearestKey.of(typed.substring(2), byKey.keySet()).forEach(k -> meant.add(byKey.get(k)));
+    }
+    return List.copyOf(meant);
   }
 
   /** {@code text} as a file name, refused if empty. */

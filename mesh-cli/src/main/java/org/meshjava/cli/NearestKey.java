@@ -1,41 +1,61 @@
 package org.meshjava.cli;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * The known configuration key an unknown one was most likely meant as: the same key written in
+ * The known configuration keys an unknown one was most likely meant as: the same key written in
  * another case or with {@code -}, {@code .} or camel case for {@code _} ({@code keyFile}, {@code
- * key-file}), else the one key a few typed letters away ({@code jounral}, {@code timeout} for
- * {@code timeout_s}). None where two are equally near or none is near: a wrong guess would send the
- * user after the wrong setting. Stateless.
+ * key-file}); else the keys fewest typed letters away ({@code jounral} for {@code journal}), with
+ * those the typed key begins ({@code every_r} for {@code every_records}, {@code write_timeout} for
+ * {@code write_timeout_s}). Every key that is as likely is named ({@code every} names {@code
+ * every_records} and {@code every_s}): naming one alone where another is as near would send the
+ * user after the wrong setting. None where none is near, or where more than {@link #MAX_NAMED} are.
+ * Stateless.
  */
 final class NearestKey {
   private NearestKey() {}
 
+  /** The most keys named at once; past it the guess says too little to help. */
+  static final int MAX_NAMED = 3;
+
+  /** The fewest letters a typed key has for the keys it begins to count as meant. */
+  private static final int MIN_PREFIX = 3;
+
   /**
-   * The known key {@code typed} is nearest to, if one is near enough and alone at that distance.
+   * The known keys {@code typed} is nearest to, sorted; empty if none is near enough, or too many
+   * are.
    */
-  static Optional<String> of(String typed, Collection<String> known) {
+  static List<String> of(String typed, Collection<String> known) {
     String asKey = normalised(typed);
-    String best = null;
+    if (known.contains(asKey)) {
+      return List.of(asKey);
+    }
     int bestDistance = Integer.MAX_VALUE;
-    boolean tie = false;
+    Set<String> nearest = new TreeSet<>();
+    Set<String> begun = new TreeSet<>();
     for (String k : known) {
-      int d = asKey.equals(k) ? 0 : distance(asKey, k);
+      if (asKey.length() >= MIN_PREFIX && k.startsWith(asKey)) {
+        begun.add(k);
+      }
+      int d = distance(asKey, k);
+      if (d > allowed(Math.min(asKey.length(), k.length()))) {
+        continue;
+      }
       if (d < bestDistance) {
-        best = k;
+        nearest.clear();
         bestDistance = d;
-        tie = false;
-      } else if (d == bestDistance) {
-        tie = true;
+      }
+      if (d == bestDistance) {
+        nearest.add(k);
       }
     }
-    if (best == null || tie || bestDistance > allowed(Math.min(asKey.length(), best.length()))) {
-      return Optional.empty();
-    }
-    return Optional.of(best);
+    Set<String> meant = new TreeSet<>(begun);
+    meant.addAll(nearest);
+    return meant.size() > MAX_NAMED ? List.of() : List.copyOf(meant);
   }
 
   /** How many edits a key of {@code length} characters may be from what was typed. */
@@ -76,8 +96,20 @@ final class NearestKey {
     return d[a.length()][b.length()];
   }
 
-  /** {@code " (did you mean 'KEY'?)"} for the nearest key, or nothing. */
+  /**
+   * {@code " (did you mean 'KEY'?)"} for the nearest key ({@code 'A' or 'B'} where two are as
+   * near), or nothing.
+   */
   static String hint(String typed, Collection<String> known) {
-    return of(typed, known).map(k -> " (did you mean '" + k + "'?)").orElse("");
+    List<String> meant = of(typed, known).stream().map(k -> "'" + k + "'").toList();
+    return meant.isEmpty() ? "" : " (did you mean " + alternatives(meant) + "?)";
+  }
+
+  /** {@code a}, {@code a or b}, {@code a, b or c}. */
+  static String alternatives(List<String> names) {
+    int last = names.size() - 1;
+    return last <= 0
+        ? String.join("", names)
+        : String.join(", ", names.subList(0, last)) + " or " + names.get(last);
   }
 }

@@ -17,7 +17,12 @@ class ServeConfigNearestKeyTest {
   @TempDir Path tmp;
 
   private String refusal(String json) throws Exception {
-    Path file = tmp.resolve("mesh.json");
+    return refusal(tmp, json);
+  }
+
+  /** The refusal of a configuration file in {@code dir} that holds {@code json}. */
+  static String refusal(Path dir, String json) throws Exception {
+    Path file = dir.resolve("mesh.json");
     Files.writeString(file, json);
     return assertThatThrownBy(() -> ServeConfig.read(file))
         .isInstanceOf(CliException.class)

@@ -22,6 +22,7 @@ import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.MappedReadFault;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.router.AdmissionRule;
@@ -130,6 +131,11 @@ final class Authoriser {
           throw new NotIssuerException(e.label(), e.reason(), e);
         }
         throw new GrantDeniedException(e.label(), e.reason(), e);
+      } catch (InternalError e) {
+        if (!MappedReadFault.in(e)) {
+          throw e;
+        }
+        throw snapshotCutShort(e);
       }
       try {
         pending =
@@ -246,6 +252,29 @@ final class Authoriser {
     } catch (JournalException e) {
       LOG.error("the suspension could not be journalled; grants stay refused in this process", e);
     }
+  }
+
+  /**
+   * Stops honouring grants after the gate faulted reading its spend where a snapshot file mapped
+   * into memory holds it (a steward restarted from that snapshot reads its spent presentations in
+   * place, SPEC.md §60.9), because the file was cut short under it ({@code cp} or a download over
+   * it, {@code truncate}). The gate throws before it decides anything, so nothing of this serve was
+   * held or spent; but which presentations were spent can no longer be read, so no grant can be
+   * decided until a restart. Not journalled: the journal is whole, and a restart without the cut
+   * file replays it.
+   */
+  private GrantsSuspendedException snapshotCutShort(InternalError fault) {
+    String why =
+        "the journal snapshot this steward restarted from, whose spent presentations it reads in"
+            + " place, was cut short while the steward ran (something rewrote the file in place: "
+            + fault.getMessage()
+            + "), so no spend can be decided; grants are refused until a restart. Put the whole"
+            + " file back, or remove the cut one so that the restart replays the journal (a"
+            + " snapshot is replaced by writing a new file and renaming it over, never in place)";
+    if (suspension.compareAndSet(null, why)) {
+      LOG.error("no longer honouring grants: {}", why);
+    }
+    return new GrantsSuspendedException(java.util.Objects.requireNonNull(suspension.get()), fault);
   }
 
   private void refuseIfSuspended() throws GrantsSuspendedException {

@@ -58,7 +58,8 @@ final class Snapshotter implements AutoCloseable {
    * Set once a snapshot did not fit the store ({@code TOO_LARGE}): the state only grows (every
    * receipt id stays in it), so no later one would either. From then on no snapshot is tried, the
    * replay kept for them is dropped, and this refusal is what {@link #snapshot()} throws; its
-   * warning is logged once, not at every cadence.
+   * warning is logged once, not at every cadence. Set as well ({@code IO}) once the snapshot the
+   * steward restarted from, read in place, was cut short under it: its state cannot be read again.
    */
   private volatile @org.jspecify.annotations.Nullable SnapshotException tooLarge;
 
@@ -158,8 +159,33 @@ final class Snapshotter implements AutoCloseable {
    * durable end, unless nothing was written since.
    *
    * @return the position stored, or the last one when nothing new was written
+   * @throws SnapshotException {@code IO} also when the snapshot the steward restarted from, which
+   *     it reads in place, was cut short under it (SPEC.md §60.8, "Reading in place"): its state
+   *     can no longer be read, so no more snapshots are taken until a restart
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
+    try {
+      return taken();
+    } catch (InternalError e) {
+      if (!org.meshjava.journal.MappedReadFault.in(e)) {
+        throw e;
+      }
+      SnapshotException cut =
+          new SnapshotException(
+              SnapshotException.Reason.IO,
+              "the snapshot this steward restarted from, which it reads in place, was cut short"
+                  + " while the steward ran ("
+                  + e.getMessage()
+                  + "); no more snapshots are taken until a restart (put the whole file back, or"
+                  + " remove the cut one so that the restart replays the journal)",
+              e);
+      giveUp(cut);
+      throw cut;
+    }
+  }
+
+  /** {@link #snapshot()}, but for the fault of a read of a snapshot cut short under it. */
+  private JournalPosition taken() throws JournalException, SnapshotException {
     SnapshotException refused = tooLarge;
     if (refused != null) {
       throw refused;
