@@ -56,14 +56,14 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
    * admitted it on ({@link OutcomeCheck}), and it answered what this ask asked ({@link #answered}).
    * Nothing is sealed unless it passes.
    */
-  default void check(ServingEngine engine, Fidelity admitted, ServeRequest request, Worked worked)
+  default void check(RoutedBackend backend, Fidelity admitted, ServeRequest request, Worked worked)
       throws ServeException {
-    OutcomeCheck.check(engine, admitted, request, worked.result());
-    answered(engine, request, worked.result().outcome(), worked);
+    OutcomeCheck.check(backend, admitted, request, worked.result());
+    answered(backend, request, worked.result().outcome(), worked);
   }
 
   /** Checks, after the engine ran, that it answered what was asked. */
-  void answered(ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+  void answered(RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
       throws ServeException;
 
   /**
@@ -197,7 +197,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
 
     @Override
     public void answered(
-        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
         throws ServeException {
       if (streamer == Streamer.NONE) {
         return;
@@ -213,7 +213,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       if (!prefix) {
         throw new ServeException(
             ServeException.Reason.INCONSISTENT_OUTCOME,
-            "backend " + engine.name() + " streamed tokens that are not its result's");
+            backend + " streamed tokens that are not its result's");
       }
     }
   }
@@ -332,9 +332,9 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
 
     @Override
     public void answered(
-        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
         throws ServeException {
-      DecisionCheck.answersFit(engine, request, questions, outcome, worked.answers());
+      DecisionCheck.answersFit(backend, request, questions, outcome, worked.answers());
     }
   }
 
