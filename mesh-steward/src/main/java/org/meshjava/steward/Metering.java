@@ -40,8 +40,10 @@ final class Metering {
    *     returns
    * @throws ServeException {@code WEIGHTS_CHANGED} when the engine names other weights before the
    *     work (nothing is charged: no work ran) or after it (the metered figure is charged); {@code
-   *     ENGINE_FAILED} when the engine throws anything, with what was metered up to it charged, or
-   *     does not return within the deadline, with the request's ceiling charged
+   *     ENGINE_FAILED} when the engine throws, with what was metered up to it charged, or does not
+   *     return within the deadline, with the request's ceiling charged
+   * @throws VirtualMachineError the JVM failing in the engine's work ({@link JvmFailure}), as it
+   *     was thrown, once what was metered up to it is charged
    */
   Metered run(
       Ask ask,
@@ -91,9 +93,13 @@ final class Metering {
     } catch (EngineDeadline.Overrun e) {
       throw overran(backend, request, slot, e, settlement);
     } catch (Throwable e) {
-      // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
-      // here: the serve is settled and refused, never left reserved or answered with a trace.
-      throw engineFailed(backend, request, window, e, settlement);
+      // Anything an engine throws ends here and is settled at what was metered, its window let
+      // go, never left reserved. It is refused as the backend failing, a StackOverflowError (its
+      // own recursion) included, except the JVM failing (JvmFailure), which passes as it is once
+      // settled, as everywhere else the steward asks an engine something.
+      ServeException refusal = engineFailed(backend, request, window, e, settlement);
+      JvmFailure.passIfFailing(e);
+      throw refusal;
     }
     Energy energy = window.close(estimate);
     settlement.charge(energy);
