@@ -627,14 +627,19 @@ final class Endpoints {
   }
 
   /**
-   * What a sealed generation says: its output decoded by the backend that served it, and whether
-   * {@code max_tokens} cut it (the finish reason {@code length}).
+   * What a sealed generation says: its output as the steward decoded it with the backend that
+   * served it, before the serve was debited or sealed (so a tokenizer that cannot decode it refused
+   * the serve, never failed a reply after its receipt), and whether {@code max_tokens} cut it (the
+   * finish reason {@code length}).
    */
   private record Generated(String text, boolean cut) {
     static Generated of(ServeRequest request, ServeResult result) {
-      return new Generated(
-          result.route().chosen().tokenizer().decode(result.tokens()),
-          result.outcome().tokensOut() >= request.maxTokens());
+      return new Generated(decoded(result), result.outcome().tokensOut() >= request.maxTokens());
+    }
+
+    /** The steward decodes every generation served on prompt text, which is all this serves. */
+    static String decoded(ServeResult result) {
+      return result.text().orElseThrow(() -> new IllegalStateException("no text decoded"));
     }
   }
 
@@ -752,7 +757,7 @@ final class Endpoints {
     }
     sealed(result, presentation);
     Generated out = Generated.of(request, result);
-    reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
+    reply.finish(result, deltas[0].finish(out.text()), out.text(), out.cut());
     return Optional.empty();
   }
 

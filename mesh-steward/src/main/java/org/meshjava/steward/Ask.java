@@ -62,6 +62,17 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     answered(backend, request, worked.result().outcome(), worked);
   }
 
+  /**
+   * The output as text, for a caller who handed the prompt over as text: decoded by the routed
+   * engine's own tokenizer once the work passed its checks, before anything is debited or sealed,
+   * so that a tokenizer that cannot decode it refuses the serve {@code ENGINE_FAILED} (its work
+   * debited, §2 phase 3, and nothing sealed) instead of failing the caller after its receipt was
+   * sealed. Empty for a payload the caller tokenized, and for a decision.
+   */
+  default Optional<String> text(RoutedBackend backend, Worked worked) throws ServeException {
+    return Optional.empty();
+  }
+
   /** Checks, after the engine ran, that it answered what was asked. */
   void answered(RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
       throws ServeException;
@@ -193,6 +204,17 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       } catch (RuntimeException e) {
         return token -> false;
       }
+    }
+
+    @Override
+    public Optional<String> text(RoutedBackend backend, Worked worked) throws ServeException {
+      if (!(prompt instanceof Text)) {
+        return Optional.empty();
+      }
+      ServingEngine engine = backend.engine();
+      TokenSequence tokens = worked.result().tokens();
+      return Optional.of(
+          EngineAnswer.of(backend, "decode its output", () -> engine.tokenizer().decode(tokens)));
     }
 
     @Override

@@ -611,6 +611,7 @@ public final class Steward implements AutoCloseable {
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
     Metered metered;
+    Optional<String> text;
     Optional<DebitResult> debit;
     boolean sealFollows = false;
     try {
@@ -624,6 +625,7 @@ public final class Steward implements AutoCloseable {
       }
       metered = metering.run(ask, route, request, payload, bound, settlement, slot);
       ask.check(backend, route.chosenCandidate().fidelity(), request, metered.worked());
+      text = ask.text(backend, metered.worked());
       sealFollows = true;
     } finally {
       // When a seal follows, its journal record's sync covers the debit's (record order).
@@ -639,7 +641,8 @@ public final class Steward implements AutoCloseable {
         sealed,
         metered.answers(),
         payload,
-        metered.result().accounting());
+        metered.result().accounting(),
+        text);
   }
 
   /**
