@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
@@ -68,5 +70,21 @@ class ModelNamedAsSealedTest {
     assertThat(receipt.backend()).isEqualTo("cheap");
     assertThat(responses.status()).as(responses.body()).isEqualTo(200);
     assertThat(responses.json().get("model").asText()).isEqualTo("cheap");
+  }
+
+  /**
+   * Regression: a backend whose name() threw failed /v1/models for every client (500): its
+   * description failed, and the warning that leaves it out asked name() again.
+   */
+  @Test
+  void aNameThatThrowsAfterTheBuild_isListedByItsRegisteredName() {
+    engine.broken = true;
+
+    Fixture.Answer list = f.get("/v1/models");
+
+    assertThat(list.status()).as(list.body()).isEqualTo(200);
+    List<String> ids = new ArrayList<>();
+    list.json().get("data").forEach(m -> ids.add(m.get("id").asText()));
+    assertThat(ids).contains("cheap", "small", "large");
   }
 }

@@ -257,6 +257,17 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * The name {@code backend} was registered under, read once when this steward was built: what its
+   * routes, receipts and refusals name it and what a request's model is matched against, whatever
+   * its {@code name()} answers now (or if it throws).
+   *
+   * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
+   */
+  public String backendName(ServingEngine backend) {
+    return router.name(backend);
+  }
+
+  /**
    * Whether a request may name {@code model} ({@link ServeRequest#model()}): some backend has that
    * name or serves that recipe. A request naming any other model is refused while routing.
    */
