@@ -3,6 +3,7 @@ package org.meshjava.journal;
 import java.time.Instant;
 import java.util.Objects;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.Unsigned;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.GrantId;
 
@@ -35,8 +36,20 @@ public record Unresolved(
   /** The {@link #authorisedSeq} of a hold whose record's number is not known. */
   public static final long UNKNOWN_RECORD = -1;
 
-  /** Validates the record. */
+  /**
+   * Validates the record.
+   *
+   * @throws IllegalArgumentException if {@code authorisedSeq} is below {@link #UNKNOWN_RECORD} or
+   *     {@code ceilingUj} is negative (a ceiling is a u64, §3)
+   * @throws NullPointerException if any other component is null
+   */
   public Unresolved {
+    if (authorisedSeq < UNKNOWN_RECORD) {
+      throw new IllegalArgumentException(
+          "authorisedSeq must be a journal record's number or UNKNOWN_RECORD (-1): "
+              + authorisedSeq);
+    }
+    Unsigned.u64("ceilingUj", ceilingUj);
     Objects.requireNonNull(caller, "caller");
     Objects.requireNonNull(backend, "backend");
     Objects.requireNonNull(requestId, "requestId");

@@ -20,9 +20,14 @@ public record ChatAnswer(ChatAsk ask, ServeResult result) {
     Objects.requireNonNull(result, "result");
   }
 
-  /** The served text, decoded with the serving engine's own tokenizer. */
+  /**
+   * The served text, decoded with the serving engine's own tokenizer: as the steward decoded it
+   * before the serve was sealed ({@link ServeResult#text()}), for a chat asked as text.
+   */
   public String text() {
-    return result.route().chosen().tokenizer().decode(result.tokens());
+    return result
+        .text()
+        .orElseGet(() -> result.route().chosen().tokenizer().decode(result.tokens()));
   }
 
   /**

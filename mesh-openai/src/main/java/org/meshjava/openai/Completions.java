@@ -32,7 +32,7 @@ final class Completions {
   static Reply.Json reply(
       ServeResult result, String text, boolean cut, long created, Optional<JsonNode> decision) {
     String id = "chatcmpl-" + result.envelope().id().hex().substring(0, 32);
-    String model = result.route().chosen().name();
+    String model = result.route().chosenCandidate().backend(); // as registered and sealed
     return new Reply.Json(
         200,
         WrittenJson.node(
@@ -88,7 +88,7 @@ final class Completions {
 
     @Override
     protected void opening(RouteDecision route) {
-      model = route.chosen().name();
+      model = route.chosenCandidate().backend(); // as registered and sealed
       ObjectNode first = head(id(), "chat.completion.chunk", created, model);
       ObjectNode c0 = first.putArray("choices").addObject();
       c0.put("index", 0);

@@ -348,16 +348,18 @@ final class Endpoints {
     // the next time is listed as it first answered.
     java.util.Map<String, List<String>> recipes = new java.util.LinkedHashMap<>();
     for (ServingEngine e : steward.backends()) {
+      // As registered: what a request's model is matched against and its receipts name.
+      String name = steward.backendName(e);
       ObjectNode entry;
       try {
-        entry = described(e);
+        entry = described(e, name);
       } catch (RuntimeException failed) {
         // One backend whose description fails must not fail the list for every client; the
         // operator reads why, once per backend (the list is asked for often).
-        if (undescribed.add(e.name())) {
+        if (undescribed.add(name)) {
           LOG.warn(
               "backend {} left out of /v1/models: describing it failed: {}",
-              e.name(),
+              name,
               failed.toString());
         }
         continue;
@@ -366,14 +368,14 @@ final class Endpoints {
       recipes
           .computeIfAbsent(
               entry.path("mesh").path("recipe").asText(), r -> new java.util.ArrayList<>())
-          .add(e.name());
+          .add(name);
     }
     // Then what else a body's model may name: the reserved name, and each recipe that is not
     // also a backend's name, with the backends serving it.
     ObjectNode auto = model(data, GrantedServeRequest.AUTO);
     auto.putObject("mesh").put("kind", "auto");
     for (var r : recipes.entrySet()) {
-      if (steward.backends().stream().noneMatch(e -> e.name().equals(r.getKey()))
+      if (steward.backends().stream().noneMatch(e -> steward.backendName(e).equals(r.getKey()))
           && !r.getKey().equals(GrantedServeRequest.AUTO)) {
         ObjectNode mesh = model(data, r.getKey()).putObject("mesh");
         mesh.put("kind", "recipe");
@@ -385,12 +387,13 @@ final class Endpoints {
   }
 
   /**
-   * A backend's entry in the model list, from what it says of itself.
+   * A backend's entry in the model list, under its registered {@code name}, from what it says of
+   * itself.
    *
    * @throws RuntimeException whatever the backend's accessors throw
    */
-  private static ObjectNode described(ServingEngine e) {
-    ObjectNode entry = entry(e.name());
+  private static ObjectNode described(ServingEngine e, String name) {
+    ObjectNode entry = entry(name);
     ObjectNode mesh = entry.putObject("mesh");
     mesh.put("fidelity", e.fidelity().name());
     mesh.put("recipe", e.recipe().name());
@@ -665,14 +668,19 @@ final class Endpoints {
   }
 
   /**
-   * What a sealed generation says: its output decoded by the backend that served it, and whether
-   * {@code max_tokens} cut it (the finish reason {@code length}).
+   * What a sealed generation says: its output as the steward decoded it with the backend that
+   * served it, before the serve was debited or sealed (so a tokenizer that cannot decode it refused
+   * the serve, never failed a reply after its receipt), and whether {@code max_tokens} cut it (the
+   * finish reason {@code length}).
    */
   private record Generated(String text, boolean cut) {
     static Generated of(ServeRequest request, ServeResult result) {
-      return new Generated(
-          result.route().chosen().tokenizer().decode(result.tokens()),
-          result.outcome().tokensOut() >= request.maxTokens());
+      return new Generated(decoded(result), result.outcome().tokensOut() >= request.maxTokens());
+    }
+
+    /** The steward decodes every generation served on prompt text, which is all this serves. */
+    static String decoded(ServeResult result) {
+      return result.text().orElseThrow(() -> new IllegalStateException("no text decoded"));
     }
   }
 
@@ -790,7 +798,7 @@ final class Endpoints {
     }
     sealed(result, presentation);
     Generated out = Generated.of(request, result);
-    reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
+    reply.finish(result, deltas[0].finish(out.text()), out.text(), out.cut());
     return Optional.empty();
   }
 

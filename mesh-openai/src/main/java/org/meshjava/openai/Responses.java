@@ -77,7 +77,7 @@ final class Responses {
       String text,
       boolean cut,
       long created) {
-    String model = result.route().chosen().name();
+    String model = result.route().chosenCandidate().backend(); // as registered and sealed
     ObjectNode done = response(request, id, created, model, cut ? "incomplete" : "completed", cut);
     ArrayNode output = done.putArray("output");
     output.add(item(itemId, itemStatus(cut), text));
@@ -110,7 +110,7 @@ final class Responses {
 
     @Override
     protected void opening(RouteDecision route) {
-      model = route.chosen().name();
+      model = route.chosenCandidate().backend(); // as registered and sealed
       ObjectNode started = response(request, responseId(), created, model, "in_progress", false);
       started.putArray("output");
       started.putNull("usage");

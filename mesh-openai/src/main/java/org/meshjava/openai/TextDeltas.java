@@ -145,7 +145,15 @@ public final class TextDeltas {
    * is then the authority.
    */
   public String finish(TokenSequence all) {
-    return delta(tokenizer.decode(all), false);
+    return finish(tokenizer.decode(all));
+  }
+
+  /**
+   * The text still unsent, as {@link #finish(TokenSequence)}, given the whole output's decoding
+   * already made (by the steward, before the serve was sealed: {@code ServeResult.text()}).
+   */
+  public String finish(String whole) {
+    return delta(whole, false);
   }
 
   /** All of the text sent so far. */

@@ -33,8 +33,7 @@ class EngineCountsTest {
 
   @Test
   void engineThrowingAnError_isA502WithoutAStackTrace_andTheServerGoesOn() {
-    for (Error error :
-        new Error[] {new OutOfMemoryError("Java heap space"), new StackOverflowError()}) {
+    for (Error error : new Error[] {new AssertionError("engine bug"), new StackOverflowError()}) {
       try (Fixture f =
           new Fixture(SigningKey.generate(), b -> b.backend(ThrowingEngine.of(error)), b -> {})) {
         JsonNode e =
@@ -42,6 +41,26 @@ class EngineCountsTest {
         assertThat(e.get("message").asText()).contains("thrower");
         assertThat(f.get("/v1/mesh/steward").status()).isEqualTo(200);
       }
+    }
+  }
+
+  /**
+   * The JVM failing in an engine's work (the heap gone) is not the backend failing: the steward
+   * settles the serve and lets the error pass (its JvmFailure rule), so the answer is a server
+   * error, not a 502 that blames the backend; without a stack trace, and the server goes on.
+   */
+  @Test
+  void engineWorkRunningOutOfMemory_isAServerError_withoutAStackTrace_andTheServerGoesOn() {
+    try (Fixture f =
+        new Fixture(
+            SigningKey.generate(),
+            b -> b.backend(ThrowingEngine.of(new OutOfMemoryError("Java heap space"))),
+            b -> {})) {
+      Fixture.Answer a = f.post("/v1/chat/completions", Fixture.chat("boom"));
+      assertThat(a.status()).as(a.body()).isEqualTo(500);
+      assertThat(a.body()).doesNotContain("\tat ").doesNotContain("at org.");
+      assertThat(f.get("/v1/mesh/steward").status()).isEqualTo(200);
+      assertThat(f.steward.head().nextSequence()).isZero();
     }
   }
 

@@ -7,17 +7,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
-import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.Recipe;
-import org.meshjava.core.TokenSequence;
-import org.meshjava.core.Tokenizer;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
 
 /**
  * Every answer names its request in {@code x-request-id}, as OpenAI's API does: the OpenAI SDKs
@@ -99,50 +103,47 @@ class RequestIdTest {
   }
 
   /**
-   * The reference engine, with a tokenizer that cannot render what it served: our own bug, met
-   * after the serve was sealed.
+   * A steward serving on the reference engine "broken" whose clock fails once, the first time it is
+   * read after a serve was sealed (a listener hears it served): our own bug, met by the binding
+   * after the seal, where it reads the clock for the reply's {@code created} and, with the console
+   * on, for its feed. (The steward decodes the output before the seal, so a tokenizer can no longer
+   * stand in for such a bug: it refuses the serve as the backend failing.)
    */
-  static ForwardingEngine unrenderable() {
-    ReferenceEngine engine =
-        ReferenceEngine.builder()
-            .name("broken")
-            .recipe(Recipe.of("broken"))
-            .fidelity(Fidelity.F4)
-            .costProfile(CostProfile.perToken(1))
-            .workPerToken(1)
-            .build();
-    Tokenizer tokens = engine.tokenizer();
-    return new ForwardingEngine(engine) {
-      @Override
-      public Tokenizer tokenizer() {
-        return new Tokenizer() {
-          @Override
-          public String name() {
-            return tokens.name();
-          }
-
-          @Override
-          public TokenSequence encode(byte[] promptText) {
-            return tokens.encode(promptText);
-          }
-
-          @Override
-          public String decode(TokenSequence output) {
-            // The first token decodes, so a stream has started (its first piece sent) when the
-            // bug is met.
-            if (output.size() > 1) {
-              throw new IllegalStateException("a bug of ours");
-            }
-            return tokens.decode(output);
-          }
-        };
-      }
-    };
+  static void bugAfterTheSeal(Steward.Builder b) {
+    AtomicBoolean sealed = new AtomicBoolean();
+    InstantSource system = InstantSource.system();
+    b.backend(
+            ReferenceEngine.builder()
+                .name("broken")
+                .recipe(Recipe.of("broken"))
+                .fidelity(Fidelity.F4)
+                .costProfile(CostProfile.perToken(1))
+                .workPerToken(1)
+                .build())
+        .clock(
+            () -> {
+              if (sealed.compareAndSet(true, false)) {
+                throw new IllegalStateException("a bug of ours");
+              }
+              return system.instant();
+            })
+        .listener(
+            new StewardListener() {
+              @Override
+              public ServeObserver serveStarted(ServeStarted serve) {
+                return new ServeObserver() {
+                  @Override
+                  public void served(ServeResult result) {
+                    sealed.set(true);
+                  }
+                };
+              }
+            });
   }
 
   @Test
   void anInternalError_namesTheRequestIdItWasLoggedUnder() throws Exception {
-    try (Fixture f = new Fixture(null, b -> b.backend(unrenderable()), b -> {})) {
+    try (Fixture f = new Fixture(null, RequestIdTest::bugAfterTheSeal, b -> {})) {
       HttpResponse<String> a =
           send(f, post(f, "/v1/chat/completions", Fixture.chat("Render me.").toString()));
 
@@ -162,7 +163,9 @@ class RequestIdTest {
    */
   @Test
   void anInternalErrorInAStream_endsItWithAnErrorEventNamingTheRequestId() throws Exception {
-    try (Fixture f = new Fixture(null, b -> b.backend(unrenderable()), b -> {})) {
+    // The console on: the binding reads the clock for its feed once a streamed serve is sealed.
+    try (Fixture f =
+        new Fixture(null, RequestIdTest::bugAfterTheSeal, b -> b.console("127.0.0.1", 0))) {
       ObjectNode chat = Fixture.chat("Render me.");
       chat.put("stream", true);
       ObjectNode responses = Fixture.JSON.createObjectNode();

@@ -85,9 +85,37 @@ public final class Router {
     this.caps = Map.copyOf(caps);
   }
 
-  /** What {@code backend} takes: its engine's limits under the operator's cap, if any. */
+  /**
+   * What {@code backend} takes: its engine's limits under the operator's cap, if any, found by the
+   * name it was registered under (an engine not registered here has no cap).
+   */
   public ServeLimits limits(ServingEngine backend) {
-    return limits(backend, backend.name());
+    int at = indexOf(backend);
+    return at < 0 ? backend.limits() : limits(backend, names.get(at));
+  }
+
+  /**
+   * The name {@code backend} was registered under, read once when this router was built: what its
+   * routes, caps and candidates name it, whatever its {@code name()} answers now.
+   *
+   * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
+   */
+  public String name(ServingEngine backend) {
+    int at = indexOf(backend);
+    if (at < 0) {
+      throw new IllegalArgumentException("not a backend of this router");
+    }
+    return names.get(at);
+  }
+
+  /** Where {@code backend}, the engine object itself, is registered; -1 if it is not. */
+  private int indexOf(ServingEngine backend) {
+    for (int i = 0; i < backends.size(); i++) {
+      if (backends.get(i) == backend) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private ServeLimits limits(ServingEngine backend, String name) {

@@ -56,14 +56,25 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
    * admitted it on ({@link OutcomeCheck}), and it answered what this ask asked ({@link #answered}).
    * Nothing is sealed unless it passes.
    */
-  default void check(ServingEngine engine, Fidelity admitted, ServeRequest request, Worked worked)
+  default void check(RoutedBackend backend, Fidelity admitted, ServeRequest request, Worked worked)
       throws ServeException {
-    OutcomeCheck.check(engine, admitted, request, worked.result());
-    answered(engine, request, worked.result().outcome(), worked);
+    OutcomeCheck.check(backend, admitted, request, worked.result());
+    answered(backend, request, worked.result().outcome(), worked);
+  }
+
+  /**
+   * The output as text, for a caller who handed the prompt over as text: decoded by the routed
+   * engine's own tokenizer once the work passed its checks, before anything is debited or sealed,
+   * so that a tokenizer that cannot decode it refuses the serve {@code ENGINE_FAILED} (its work
+   * debited, §2 phase 3, and nothing sealed) instead of failing the caller after its receipt was
+   * sealed. Empty for a payload the caller tokenized, and for a decision.
+   */
+  default Optional<String> text(RoutedBackend backend, Worked worked) throws ServeException {
+    return Optional.empty();
   }
 
   /** Checks, after the engine ran, that it answered what was asked. */
-  void answered(ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+  void answered(RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
       throws ServeException;
 
   /**
@@ -196,8 +207,19 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
 
     @Override
+    public Optional<String> text(RoutedBackend backend, Worked worked) throws ServeException {
+      if (!(prompt instanceof Text)) {
+        return Optional.empty();
+      }
+      ServingEngine engine = backend.engine();
+      TokenSequence tokens = worked.result().tokens();
+      return Optional.of(
+          EngineAnswer.of(backend, "decode its output", () -> engine.tokenizer().decode(tokens)));
+    }
+
+    @Override
     public void answered(
-        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
         throws ServeException {
       if (streamer == Streamer.NONE) {
         return;
@@ -213,7 +235,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       if (!prefix) {
         throw new ServeException(
             ServeException.Reason.INCONSISTENT_OUTCOME,
-            "backend " + engine.name() + " streamed tokens that are not its result's");
+            backend + " streamed tokens that are not its result's");
       }
     }
   }
@@ -332,9 +354,9 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
 
     @Override
     public void answered(
-        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        RoutedBackend backend, ServeRequest request, ServeOutcome outcome, Worked worked)
         throws ServeException {
-      DecisionCheck.answersFit(engine, request, questions, outcome, worked.answers());
+      DecisionCheck.answersFit(backend, request, questions, outcome, worked.answers());
     }
   }
 

@@ -100,12 +100,13 @@ final class BackendSlots {
   }
 
   /**
-   * Takes a slot on {@code engine}.
+   * Takes a slot on {@code backend}, found by its engine; a refusal names it as registered.
    *
    * @throws ServeException {@code BACKEND_BUSY} if its queue is full, or, on a backend that
    *     declares no bound, while {@link #UNDECLARED_OVERRUNS} calls past the deadline still run
    */
-  Held take(ServingEngine engine) throws ServeException {
+  Held take(RoutedBackend backend) throws ServeException {
+    ServingEngine engine = backend.engine();
     Bound b = slots.get(engine);
     if (b == null) {
       AtomicInteger overrun = overruns.get(engine);
@@ -115,8 +116,7 @@ final class BackendSlots {
       if (overrun.get() >= UNDECLARED_OVERRUNS) {
         throw new ServeException(
             ServeException.Reason.BACKEND_BUSY,
-            "backend "
-                + engine.name()
+            backend
                 + " declares no bound on its serves and has "
                 + overrun.get()
                 + " engine call(s) still running past the engine deadline; retry once they"
@@ -128,8 +128,7 @@ final class BackendSlots {
     if (!s.tryAcquire()) {
       throw new ServeException(
           ServeException.Reason.BACKEND_BUSY,
-          "backend "
-              + engine.name()
+          backend
               + " runs "
               + b.running()
               + " serve(s) at once"

@@ -8,7 +8,6 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.router.AdmissionRule;
 
 /**
@@ -45,7 +44,7 @@ final class DecisionCheck {
   }
 
   static void answersFit(
-      ServingEngine engine,
+      RoutedBackend backend,
       ServeRequest request,
       List<DecisionQuestion> questions,
       ServeOutcome outcome,
@@ -53,7 +52,7 @@ final class DecisionCheck {
       throws ServeException {
     if (!sameWork(request.decision().orElseThrow(), outcome)) {
       throw inconsistent(
-          engine,
+          backend,
           "reported answering "
               + outcome.decision().map(Object::toString).orElse("no decision")
               + " in "
@@ -63,12 +62,12 @@ final class DecisionCheck {
     }
     if (answers.size() != questions.size()) {
       throw inconsistent(
-          engine, "returned " + answers.size() + " answers to " + questions.size() + " questions");
+          backend, "returned " + answers.size() + " answers to " + questions.size() + " questions");
     }
     for (int i = 0; i < answers.size(); i++) {
       if (!answers.get(i).fits(questions.get(i))) {
         throw inconsistent(
-            engine,
+            backend,
             "answered question "
                 + i
                 + " with "
@@ -102,8 +101,7 @@ final class DecisionCheck {
     return new ServeException(ServeException.Reason.QUESTIONS_MISMATCH, detail);
   }
 
-  private static ServeException inconsistent(ServingEngine engine, String what) {
-    return new ServeException(
-        ServeException.Reason.INCONSISTENT_OUTCOME, "backend " + engine.name() + " " + what);
+  private static ServeException inconsistent(RoutedBackend backend, String what) {
+    return new ServeException(ServeException.Reason.INCONSISTENT_OUTCOME, backend + " " + what);
   }
 }

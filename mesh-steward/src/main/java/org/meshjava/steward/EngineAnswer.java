@@ -2,7 +2,6 @@ package org.meshjava.steward;
 
 import java.util.Objects;
 import java.util.function.Supplier;
-import org.meshjava.core.ServingEngine;
 
 /**
  * What a serve asks the routed engine outside its work (its weights, recipe, context size, token
@@ -15,20 +14,20 @@ final class EngineAnswer {
   private EngineAnswer() {}
 
   /**
-   * The engine's answer to {@code question}.
+   * The engine's answer to {@code question}, a refusal naming {@code backend} as it was registered.
    *
    * @param doing what the answer lets the serve do, as the refusal says it failed ("name its
    *     weights")
    * @throws ServeException {@code ENGINE_FAILED} if the question throws or answers null
    */
-  static <T> T of(ServingEngine engine, String doing, Supplier<T> question) throws ServeException {
+  static <T> T of(RoutedBackend backend, String doing, Supplier<T> question) throws ServeException {
     try {
       return Objects.requireNonNull(question.get(), doing);
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed: it could not " + doing + ": " + e,
+          backend + " failed: it could not " + doing + ": " + e,
           e);
     }
   }

@@ -82,7 +82,7 @@ final class EngineDeadline {
     Thread engine =
         Thread.ofPlatform()
             .daemon()
-            .name("mesh-engine-" + route.chosen().name())
+            .name("mesh-engine-" + route.chosenCandidate().backend())
             .start(onEngineThread.apply(() -> call.run(() -> gated.run(route, request, payload))));
     return call.await(engine, limit);
   }

@@ -40,8 +40,10 @@ final class Metering {
    *     returns
    * @throws ServeException {@code WEIGHTS_CHANGED} when the engine names other weights before the
    *     work (nothing is charged: no work ran) or after it (the metered figure is charged); {@code
-   *     ENGINE_FAILED} when the engine throws anything, with what was metered up to it charged, or
-   *     does not return within the deadline, with the request's ceiling charged
+   *     ENGINE_FAILED} when the engine throws, with what was metered up to it charged, or does not
+   *     return within the deadline, with the request's ceiling charged
+   * @throws VirtualMachineError the JVM failing in the engine's work ({@link JvmFailure}), as it
+   *     was thrown, once what was metered up to it is charged
    */
   Metered run(
       Ask ask,
@@ -52,10 +54,11 @@ final class Metering {
       Settlement settlement,
       BackendSlots.Held slot)
       throws ServeException {
-    ServingEngine engine = route.chosen();
+    RoutedBackend backend = RoutedBackend.of(route);
+    ServingEngine engine = backend.engine();
     Optional<WeightsBinding> before;
     try {
-      before = weightsOf(engine);
+      before = weightsOf(backend);
     } catch (ServeException | VirtualMachineError e) {
       // No work ran: nothing to debit. Left uncharged, the settlement would debit the ceiling.
       settlement.charge(Energy.estimated(0));
@@ -65,11 +68,11 @@ final class Metering {
       // Refused before any work: a granted serve is settled at nothing, so it is not left
       // unresolved at its ceiling.
       settlement.charge(Energy.estimated(0));
-      throw weightsChanged(engine, bound, "when chosen", before, "before serving");
+      throw weightsChanged(backend, bound, "when chosen", before, "before serving");
     }
     MeterWindow window;
     try {
-      window = meter.open(EngineAnswer.of(engine, "name its energy domains", engine::domains));
+      window = meter.open(EngineAnswer.of(backend, "name its energy domains", engine::domains));
     } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
@@ -88,17 +91,21 @@ final class Metering {
       }
       estimate = engine.costProfile().estimateServed(worked.result().outcome());
     } catch (EngineDeadline.Overrun e) {
-      throw overran(engine, request, slot, e, settlement);
+      throw overran(backend, request, slot, e, settlement);
     } catch (Throwable e) {
-      // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
-      // here: the serve is settled and refused, never left reserved or answered with a trace.
-      throw engineFailed(engine, request, window, e, settlement);
+      // Anything an engine throws ends here and is settled at what was metered, its window let
+      // go, never left reserved. It is refused as the backend failing, a StackOverflowError (its
+      // own recursion) included, except the JVM failing (JvmFailure), which passes as it is once
+      // settled, as everywhere else the steward asks an engine something.
+      ServeException refusal = engineFailed(backend, request, window, e, settlement);
+      JvmFailure.passIfFailing(e);
+      throw refusal;
     }
     Energy energy = window.close(estimate);
     settlement.charge(energy);
-    Optional<WeightsBinding> after = weightsOf(engine); // the metered figure stays charged
+    Optional<WeightsBinding> after = weightsOf(backend); // the metered figure stays charged
     if (!after.equals(bound)) {
-      throw weightsChanged(engine, bound, "before serving", after, "after it");
+      throw weightsChanged(backend, bound, "before serving", after, "after it");
     }
     return new Metered(worked, energy, after);
   }
@@ -110,8 +117,8 @@ final class Metering {
    * is, never a trace past the serve; only the JVM failing passes as it is ({@link JvmFailure}),
    * the caller settling what it reserved on its way out.
    */
-  static Optional<WeightsBinding> weightsOf(ServingEngine engine) throws ServeException {
-    return EngineAnswer.of(engine, "name its weights", engine::weights);
+  static Optional<WeightsBinding> weightsOf(RoutedBackend backend) throws ServeException {
+    return EngineAnswer.of(backend, "name its weights", backend.engine()::weights);
   }
 
   /**
@@ -121,7 +128,7 @@ final class Metering {
    * request's ceiling charged, as for a crash, where nothing was metered (§2.2).
    */
   private static ServeException engineFailed(
-      ServingEngine engine,
+      RoutedBackend backend,
       ServeRequest request,
       MeterWindow window,
       Throwable e,
@@ -130,7 +137,10 @@ final class Metering {
     long estimate = -1;
     try {
       estimate =
-          engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0));
+          backend
+              .engine()
+              .costProfile()
+              .estimateServed(ServeOutcome.greedy(request.promptTokens(), 0));
     } catch (RuntimeException | Error profileFailed) {
       // The engine's own cost profile: the window is still let go, so it shares its domains with
       // no later window. An Error is caught as the engine's own is above: escaping here, it would
@@ -154,8 +164,7 @@ final class Metering {
     // (the cause, kept on the exception, says that).
     String message = e.getMessage();
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
-    return new ServeException(
-        ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
+    return new ServeException(ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why, e);
   }
 
   /**
@@ -168,7 +177,7 @@ final class Metering {
    * to it.
    */
   private ServeException overran(
-      ServingEngine engine,
+      RoutedBackend backend,
       ServeRequest request,
       BackendSlots.Held slot,
       EngineDeadline.Overrun e,
@@ -177,8 +186,7 @@ final class Metering {
     settlement.charge(Energy.estimated(request.jouleCeilingUj()));
     return new ServeException(
         ServeException.Reason.ENGINE_FAILED,
-        "backend "
-            + engine.name()
+        backend
             + " failed: "
             + e.getMessage()
             + " ("
@@ -199,15 +207,14 @@ final class Metering {
   }
 
   private static ServeException weightsChanged(
-      ServingEngine engine,
+      RoutedBackend backend,
       Optional<WeightsBinding> first,
       String when,
       Optional<WeightsBinding> then,
       String later) {
     return new ServeException(
         ServeException.Reason.WEIGHTS_CHANGED,
-        "backend "
-            + engine.name()
+        backend
             + " named weights "
             + describe(first)
             + " "

@@ -4,7 +4,6 @@ import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenAccounting;
 
 /**
@@ -22,17 +21,17 @@ final class OutcomeCheck {
    *     the work could differ from it
    */
   static void check(
-      ServingEngine engine, Fidelity admitted, ServeRequest request, EngineResult result)
+      RoutedBackend backend, Fidelity admitted, ServeRequest request, EngineResult result)
       throws ServeException {
     ServeOutcome o = result.outcome();
     // Read once: the refusal must name the accounting it was judged on.
     TokenAccounting declared =
-        EngineAnswer.of(engine, "say how it counts tokens", engine::tokenAccounting);
+        EngineAnswer.of(backend, "say how it counts tokens", backend.engine()::tokenAccounting);
     if (!declared.admits(result.accounting())) {
       // An engine that tokenizes locally may not escape "tokens_out = ids committed" by calling
       // its result remote-counted.
       throw inconsistent(
-          engine,
+          backend,
           "declares token accounting "
               + declared
               + " but returned a result accounted "
@@ -42,8 +41,7 @@ final class OutcomeCheck {
       // §3.2.1: refuse, never clamp; a clamped figure would hide a dishonest engine.
       throw new ServeException(
           ServeException.Reason.FIDELITY_OVERCLAIM,
-          "backend "
-              + engine.name()
+          backend
               + " reported delivered fidelity "
               + o.deliveredFidelity().get()
               + " above its advertised "
@@ -51,24 +49,23 @@ final class OutcomeCheck {
     }
     if (request.isDecision()) {
       if (o.decision().isEmpty()) {
-        throw inconsistent(engine, "answered a decision request without a decision outcome");
+        throw inconsistent(backend, "answered a decision request without a decision outcome");
       }
       if (o.tokensOut() != 0) {
-        throw inconsistent(engine, "emitted " + o.tokensOut() + " tokens for a typed decision");
+        throw inconsistent(backend, "emitted " + o.tokensOut() + " tokens for a typed decision");
       }
     } else {
       if (o.decision().isPresent()) {
-        throw inconsistent(engine, "reported a decision outcome for a generation");
+        throw inconsistent(backend, "reported a decision outcome for a generation");
       }
       if (o.tokensOut() > request.maxTokens()) {
         throw inconsistent(
-            engine, "emitted " + o.tokensOut() + " tokens over max_tokens " + request.maxTokens());
+            backend, "emitted " + o.tokensOut() + " tokens over max_tokens " + request.maxTokens());
       }
     }
   }
 
-  private static ServeException inconsistent(ServingEngine engine, String what) {
-    return new ServeException(
-        ServeException.Reason.INCONSISTENT_OUTCOME, "backend " + engine.name() + " " + what);
+  private static ServeException inconsistent(RoutedBackend backend, String what) {
+    return new ServeException(ServeException.Reason.INCONSISTENT_OUTCOME, backend + " " + what);
   }
 }

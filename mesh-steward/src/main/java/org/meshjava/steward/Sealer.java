@@ -132,7 +132,8 @@ final class Sealer {
                     metered.result().tokens()));
     // The engine's code, as its work is: refused as the backend failing, with what was metered
     // debited, never a trace past the serve.
-    String recipe = EngineAnswer.of(engine, "name its recipe", () -> engine.recipe().name());
+    String recipe =
+        EngineAnswer.of(RoutedBackend.of(route), "name its recipe", () -> engine.recipe().name());
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)

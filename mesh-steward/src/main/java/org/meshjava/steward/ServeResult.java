@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.TokenAccounting;
@@ -29,6 +30,10 @@ import org.meshjava.router.RouteDecision;
  *     clear.
  * @param accounting whose count the outcome's token counters are (see {@link TokenAccounting}): the
  *     routed engine's own ids, or a remote server's report
+ * @param text the output decoded by the routed engine's own tokenizer, for a generation whose
+ *     prompt was handed over as text ({@link org.meshjava.core.PromptText}); decoded before the
+ *     serve was debited or sealed, so a tokenizer that cannot decode it refused the serve instead.
+ *     Empty for a payload the caller tokenized itself, and for a decision
  */
 public record ServeResult(
     TokenSequence tokens,
@@ -37,7 +42,8 @@ public record ServeResult(
     SealedReceipt sealed,
     List<DecisionAnswer> answers,
     TokenSequence payload,
-    TokenAccounting accounting) {
+    TokenAccounting accounting,
+    Optional<String> text) {
 
   /** Validates the record. */
   public ServeResult {
@@ -48,6 +54,7 @@ public record ServeResult(
     answers = List.copyOf(answers);
     Objects.requireNonNull(payload, "payload");
     Objects.requireNonNull(accounting, "accounting");
+    Objects.requireNonNull(text, "text");
   }
 
   /** The receipt. */

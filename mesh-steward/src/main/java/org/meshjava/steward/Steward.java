@@ -257,12 +257,24 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * The name {@code backend} was registered under, read once when this steward was built: what its
+   * routes, receipts and refusals name it and what a request's model is matched against, whatever
+   * its {@code name()} answers now (or if it throws).
+   *
+   * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
+   */
+  public String backendName(ServingEngine backend) {
+    return router.name(backend);
+  }
+
+  /**
    * Whether a request may name {@code model} ({@link ServeRequest#model()}): some backend has that
    * name or serves that recipe. A request naming any other model is refused while routing.
    */
   public boolean serves(String model) {
     Objects.requireNonNull(model, "model");
-    return router.backends().stream().anyMatch(backend -> ModelRule.names(backend, model));
+    return router.backends().stream()
+        .anyMatch(backend -> ModelRule.names(backend, router.name(backend), model));
   }
 
   /** Where the receipt chain stands. */
@@ -562,7 +574,7 @@ public final class Steward implements AutoCloseable {
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
-    AdmissionRule model = ModelRule.of(request);
+    AdmissionRule model = ModelRule.of(request, router);
     // The rules ask the engine (its weights for a grant's ModelIn): the router refuses the one
     // candidate whose code throws (Router's weigh), so another backend can still serve.
     RouteDecision route =
@@ -572,10 +584,10 @@ public final class Steward implements AutoCloseable {
                 kind.refuse(backend)
                     .or(() -> model.refuse(backend))
                     .or(() -> grantRule.refuse(backend)));
-    ServingEngine engine = route.chosen();
-    BackendSlots.Held slot = slots.take(engine);
+    RoutedBackend backend = RoutedBackend.of(route);
+    BackendSlots.Held slot = slots.take(backend);
     try {
-      return serve(request, ask, presentation, route, engine, slot, observer);
+      return serve(request, ask, presentation, route, backend, slot, observer);
     } finally {
       slot.close();
     }
@@ -591,26 +603,26 @@ public final class Steward implements AutoCloseable {
       Ask ask,
       Optional<Presentation> presentation,
       RouteDecision route,
-      ServingEngine engine,
+      RoutedBackend backend,
       BackendSlots.Held slot,
       ServeObserver observer)
       throws ServeException {
-    TokenSequence payload = payload(ask, engine);
-    refuseOverContext(request, engine, payload);
+    TokenSequence payload = payload(ask, backend);
+    refuseOverContext(request, backend, payload);
     if (presentation.isPresent()) {
-      refuseOverCeiling(request, engine, payload);
+      refuseOverCeiling(request, backend, payload);
     }
     observer.phase(ServePhase.AUTHORISE);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
-    Optional<WeightsBinding> bound = Metering.weightsOf(engine);
+    Optional<WeightsBinding> bound = Metering.weightsOf(backend);
     Settlement settlement =
         presentation.isPresent()
-            ? authoriser.authorise(
-                presentation.get(), request, route.chosenCandidate().backend(), bound)
+            ? authoriser.authorise(presentation.get(), request, backend.name(), bound)
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
     Metered metered;
+    Optional<String> text;
     Optional<DebitResult> debit;
     boolean sealFollows = false;
     try {
@@ -623,7 +635,8 @@ public final class Steward implements AutoCloseable {
         throw e;
       }
       metered = metering.run(ask, route, request, payload, bound, settlement, slot);
-      ask.check(engine, route.chosenCandidate().fidelity(), request, metered.worked());
+      ask.check(backend, route.chosenCandidate().fidelity(), request, metered.worked());
+      text = ask.text(backend, metered.worked());
       sealFollows = true;
     } finally {
       // When a seal follows, its journal record's sync covers the debit's (record order).
@@ -639,7 +652,8 @@ public final class Steward implements AutoCloseable {
         sealed,
         metered.answers(),
         payload,
-        metered.result().accounting());
+        metered.result().accounting(),
+        text);
   }
 
   /**
@@ -648,14 +662,14 @@ public final class Steward implements AutoCloseable {
    * 14: never debit for work an engine could not do).
    */
   private static void refuseOverContext(
-      ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    OptionalLong context = EngineAnswer.of(engine, "say its context size", engine::contextTokens);
+      ServeRequest request, RoutedBackend backend, TokenSequence payload) throws ServeException {
+    OptionalLong context =
+        EngineAnswer.of(backend, "say its context size", backend.engine()::contextTokens);
     long output = request.isDecision() ? 0 : request.maxTokens();
     if (context.isPresent() && payload.size() + output > context.getAsLong()) {
       throw new ServeException(
           ServeException.Reason.OVER_CONTEXT,
-          "backend "
-              + engine.name()
+          backend
               + " holds "
               + context.getAsLong()
               + " tokens in all; the prompt is "
@@ -675,21 +689,21 @@ public final class Steward implements AutoCloseable {
    * own tokenizer, which this payload does not show.
    */
   private static void refuseOverCeiling(
-      ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    if (EngineAnswer.of(engine, "say how it counts tokens", engine::tokenAccounting)
+      ServeRequest request, RoutedBackend backend, TokenSequence payload) throws ServeException {
+    ServingEngine engine = backend.engine();
+    if (EngineAnswer.of(backend, "say how it counts tokens", engine::tokenAccounting)
         != TokenAccounting.EMITTED) {
       return;
     }
     long estimate =
         EngineAnswer.of(
-            engine,
+            backend,
             "estimate its payload",
             () -> engine.costProfile().estimate(request, payload.size()));
     if (estimate > request.jouleCeilingUj()) {
       throw new ServeException(
           ServeException.Reason.OVER_CEILING,
-          "backend "
-              + engine.name()
+          backend
               + " would run a payload of "
               + payload.size()
               + " tokens (the request declares prompt_tokens "
@@ -703,16 +717,16 @@ public final class Steward implements AutoCloseable {
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
-  private static TokenSequence payload(Ask ask, ServingEngine engine) throws ServeException {
+  private static TokenSequence payload(Ask ask, RoutedBackend backend) throws ServeException {
     try {
-      return ask.payloadFor(engine);
+      return ask.payloadFor(backend.engine());
     } catch (RuntimeException | Error e) {
       // An engine's tokenizer is the engine's code too: what it throws is this request's refusal,
       // never a crash of the serve; only the JVM failing passes, met before any grant is decided.
       JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " could not turn the prompt into its payload: " + e,
+          backend + " could not turn the prompt into its payload: " + e,
           e);
     }
   }

@@ -32,12 +32,17 @@ class BackendSlotsTest {
     };
   }
 
+  /** {@code engine} as a serve routed to it names it. */
+  static RoutedBackend routed(ServingEngine engine) {
+    return new RoutedBackend(engine.name(), engine);
+  }
+
   /** Takes {@code n} slots on {@code engine}, all of which must be granted. */
   static List<BackendSlots.Held> take(BackendSlots slots, ServingEngine engine, int n)
       throws ServeException {
     List<BackendSlots.Held> held = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      held.add(slots.take(engine));
+      held.add(slots.take(routed(engine)));
     }
     return held;
   }
@@ -49,7 +54,7 @@ class BackendSlotsTest {
 
     List<BackendSlots.Held> held = take(slots, serial, 5);
 
-    assertThatThrownBy(() -> slots.take(serial))
+    assertThatThrownBy(() -> slots.take(routed(serial)))
         .isInstanceOfSatisfying(
             ServeException.class,
             e -> {
@@ -59,8 +64,8 @@ class BackendSlotsTest {
                   .contains("retry shortly");
             });
     held.getFirst().close();
-    slots.take(serial); // the slot released is free again
-    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+    slots.take(routed(serial)); // the slot released is free again
+    assertThatThrownBy(() -> slots.take(routed(serial))).isInstanceOf(ServeException.class);
   }
 
   @Test
@@ -68,11 +73,11 @@ class BackendSlotsTest {
     ServingEngine none = bounded("none", 0, 0);
     BackendSlots slots = new BackendSlots(List.of(none));
 
-    BackendSlots.Held one = slots.take(none);
+    BackendSlots.Held one = slots.take(routed(none));
 
-    assertThatThrownBy(() -> slots.take(none)).isInstanceOf(ServeException.class);
+    assertThatThrownBy(() -> slots.take(routed(none))).isInstanceOf(ServeException.class);
     one.close();
-    slots.take(none);
+    slots.take(routed(none));
   }
 
   @Test
@@ -90,7 +95,7 @@ class BackendSlotsTest {
     // The engine's thread runs what handOff gives it when an overrun engine returns, on every
     // backend: one without a queue has no slot to release, but still an action.
     ServingEngine open = ReferenceEngine.builder().name("open").build();
-    BackendSlots.Held held = new BackendSlots(List.of(open)).take(open);
+    BackendSlots.Held held = new BackendSlots(List.of(open)).take(routed(open));
 
     Runnable release = held.handOff();
 
@@ -103,16 +108,16 @@ class BackendSlotsTest {
   void aHandedOffSlot_staysTakenPastClose_untilItsActionRuns_once() throws Exception {
     ServingEngine serial = bounded("serial", 1, 0);
     BackendSlots slots = new BackendSlots(List.of(serial));
-    BackendSlots.Held held = slots.take(serial);
+    BackendSlots.Held held = slots.take(routed(serial));
 
     Runnable release = held.handOff();
     held.close();
 
-    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+    assertThatThrownBy(() -> slots.take(routed(serial))).isInstanceOf(ServeException.class);
     release.run();
     release.run();
-    slots.take(serial);
-    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+    slots.take(routed(serial));
+    assertThatThrownBy(() -> slots.take(routed(serial))).isInstanceOf(ServeException.class);
   }
 
   @Test
@@ -131,10 +136,10 @@ class BackendSlotsTest {
     ServingEngine b = bounded("b", 1, 0);
     BackendSlots slots = new BackendSlots(List.of(a, b));
 
-    slots.take(a);
+    slots.take(routed(a));
 
-    slots.take(b);
-    assertThatThrownBy(() -> slots.take(a)).isInstanceOf(ServeException.class);
-    assertThatThrownBy(() -> slots.take(b)).isInstanceOf(ServeException.class);
+    slots.take(routed(b));
+    assertThatThrownBy(() -> slots.take(routed(a))).isInstanceOf(ServeException.class);
+    assertThatThrownBy(() -> slots.take(routed(b))).isInstanceOf(ServeException.class);
   }
 }

@@ -32,7 +32,11 @@ class DecisionReportTest {
 
   private static void check(ServeOutcome outcome) throws ServeException {
     DecisionCheck.answersFit(
-        DecisionServeTest.engine(), REQUEST, DecisionServeTest.QUESTIONS, outcome, ANSWERS);
+        BackendSlotsTest.routed(DecisionServeTest.engine()),
+        REQUEST,
+        DecisionServeTest.QUESTIONS,
+        outcome,
+        ANSWERS);
   }
 
   private static void assertInconsistent(ServeOutcome outcome) {
