@@ -1558,6 +1558,11 @@ final class JournalCommand extends CommandGroup {
       // What an export killed before its shutdown hook could run (SIGKILL) left beside --out.
       UserFile.removeLeftoverPartials(out);
       try {
+        // A file under this very name is no write of this process's: one killed with this process
+        // id left it (every run of a container's first process is PID 1, numbered from 1 again),
+        // and the cleanup above keeps it, as the process it names is alive. It goes, as a key or
+        // grant write's does, rather than refuse every later export to --out.
+        Files.deleteIfExists(partial);
         // The copy says who spent what and when, as the journal does: its owner's alone, as the
         // journal is (SPEC 78), whatever the umask.
         Files.createFile(partial, OwnerOnly.file(partial));

@@ -169,15 +169,23 @@ class UserFileTest {
     }
   }
 
-  @Test
-  void journalExport_removesAPartialFileThatAKilledExportLeft() throws Exception {
+  /**
+   * A journal file {@code steward.journal} in {@code dir} holding one record, so an export has a
+   * line to copy (one of none writes an empty journal).
+   */
+  static Path oneRecordJournal(Path dir) throws Exception {
     Path journal = dir.resolve("steward.journal");
-    // One record, so the export has a line to copy (one of none writes an empty journal).
     try (var j = org.meshjava.journal.FileJournal.open(journal)) {
       j.append(
           new org.meshjava.journal.JournalEntry.Sealed(
               0, org.meshjava.core.ContentId.ofBytes(new byte[] {0})));
     }
+    return journal;
+  }
+
+  @Test
+  void journalExport_removesAPartialFileThatAKilledExportLeft() throws Exception {
+    Path journal = oneRecordJournal(dir);
     Path out = dir.resolve("out.journal");
     Path leftover = Files.writeString(dir.resolve(".out.journal.partial-" + NO_SUCH_PID), "{");
     MeshCommandTest.Run r =
