@@ -1,0 +1,155 @@
+package org.meshjava.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.ServeBounds;
+import org.meshjava.core.ServeLimits;
+import org.meshjava.core.ServeRequest;
+
+/**
+ * Edges of §4 routing the other router tests leave open (each found by a surviving PIT mutant,
+ * docs/mutation.md): the largest ceiling and a saturated estimate, an operator's cap looser than
+ * the engine's own limit, a caller's cap map changed after the router was built, a backend with no
+ * rating or whose estimate throws, and the words of a refusal staying on one line.
+ */
+class RouterEdgesTest {
+  private static ServeRequest request(long promptTokens, long ceilingUj) {
+    return ServeRequest.generation(
+        ContentId.ofBytes(new byte[] {3}),
+        promptTokens,
+        new ServeBounds(20, Fidelity.F1, ceilingUj));
+  }
+
+  private static final ServeRequest REQUEST = request(10, 1_000_000);
+
+  /** A backend over {@code inner} answering {@code limits} and {@code rating} of its own. */
+  private static final class Custom extends ForwardingEngine {
+    private final ServeLimits limits;
+    private final Fidelity rating;
+    private final RuntimeException costThrows;
+
+    Custom(StubBackend inner, ServeLimits limits, Fidelity rating, RuntimeException costThrows) {
+      super(inner);
+      this.limits = limits;
+      this.rating = rating;
+      this.costThrows = costThrows;
+    }
+
+    @Override
+    public ServeLimits limits() {
+      return limits;
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return rating;
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      if (costThrows != null) {
+        throw costThrows;
+      }
+      return super.costProfile();
+    }
+  }
+
+  @Test
+  void theLargestCeiling_admitsABackendWhoseEstimateSaturates() throws Exception {
+    // Both estimates saturate at Long.MAX_VALUE, which the largest ceiling still covers: the first
+    // registered is chosen, never "no admissible backend".
+    Router router =
+        new Router(
+            List.of(
+                StubBackend.of("first", Fidelity.F2, Long.MAX_VALUE),
+                StubBackend.of("second", Fidelity.F2, Long.MAX_VALUE)));
+
+    RouteDecision d = router.route(request(10, Long.MAX_VALUE));
+
+    assertThat(d.chosen().name()).isEqualTo("first");
+    assertThat(d.chosenCandidate().estimateUj()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aCapLooserThanTheEngine_leavesTheEnginesOwnLimit() throws Exception {
+    StubBackend inner = StubBackend.of("small", Fidelity.F2, 1);
+    ServeLimits own = ServeLimits.NONE.withMaxPromptTokens(5);
+    Custom small = new Custom(inner, own, Fidelity.F2, null);
+    Router router =
+        new Router(List.of(small), Map.of("small", ServeLimits.NONE.withMaxPromptTokens(100)));
+
+    assertThat(router.limits(small).maxPromptTokens()).isEqualTo(5);
+    assertThatThrownBy(() -> router.route(REQUEST))
+        .isInstanceOfSatisfying(
+            NoAdmissibleBackendException.class,
+            e ->
+                assertThat(e.candidates().getFirst().inadmissibility().orElseThrow().kind())
+                    .isEqualTo(Inadmissibility.Kind.OVER_LIMIT));
+  }
+
+  @Test
+  void aCapMapChangedAfterwards_changesNothing() throws Exception {
+    Map<String, ServeLimits> caps = new HashMap<>();
+    Router router = new Router(List.of(StubBackend.of("only", Fidelity.F2, 1)), caps);
+    caps.put("only", ServeLimits.NONE.withMaxPromptTokens(1));
+    caps.put("nobody", ServeLimits.NONE);
+
+    assertThat(router.route(REQUEST).chosen().name()).isEqualTo("only");
+    assertThat(router.limits(router.backends().getFirst())).isEqualTo(ServeLimits.NONE);
+  }
+
+  @Test
+  void aBackendWithNoRating_isRefusedAtF0_andAnotherServes() throws Exception {
+    Custom unrated =
+        new Custom(StubBackend.of("unrated", Fidelity.F3, 1), ServeLimits.NONE, null, null);
+    Router router = new Router(List.of(unrated, StubBackend.of("rated", Fidelity.F2, 10)));
+
+    RouteDecision d = router.route(REQUEST);
+
+    assertThat(d.chosen().name()).isEqualTo("rated");
+    RouteCandidate refused = d.candidates().getFirst();
+    assertThat(refused.fidelity()).isEqualTo(Fidelity.F0);
+    assertThat(refused.inadmissibility().orElseThrow().kind())
+        .isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
+    assertThat(refused.inadmissibility().orElseThrow().detail()).contains("fidelity()");
+  }
+
+  @Test
+  void aBackendWhoseEstimateThrows_isRecordedAtZero_andItsWordsOnOneLine() throws Exception {
+    Custom broken =
+        new Custom(
+            StubBackend.of("broken", Fidelity.F3, 1),
+            ServeLimits.NONE,
+            Fidelity.F3,
+            new IllegalStateException("first\nsecond\rthird"));
+    Router router = new Router(List.of(broken, StubBackend.of("healthy", Fidelity.F2, 10)));
+
+    RouteDecision d = router.route(REQUEST);
+
+    RouteCandidate refused = d.candidates().getFirst();
+    assertThat(refused.estimateUj()).isZero();
+    assertThat(refused.fidelity()).isEqualTo(Fidelity.F0);
+    assertThat(refused.inadmissibility().orElseThrow().detail())
+        .isEqualTo(
+            "not permitted: it failed while being judged: "
+                + "java.lang.IllegalStateException: first second third");
+  }
+
+  @Test
+  void aNameWithLineBreaks_isRefused_namedOnOneLine() {
+    assertThatThrownBy(
+            () -> new Router(List.of(StubBackend.of("evil\nname\rhere", Fidelity.F2, 1))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "a backend name must be non-empty, without control characters: 'evil name here'");
+  }
+}
