@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.HttpHeader;
@@ -558,7 +559,7 @@ public final class OpenAiServer implements AutoCloseable {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {
-          write(reply, request, response, callback);
+          write(reply, request, response, callback, OpenAiServer::notTold);
         } catch (Throwable t) {
           callback.failed(t);
         }
@@ -814,16 +815,21 @@ public final class OpenAiServer implements AutoCloseable {
           // shutting_down included, goes on a new connection, which its replacement can take.
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        if (opened != null) {
-          // Contained like open() and close(): a reply not written would keep what it holds (a
-          // stream keeps its serve's concurrency slot until it is written out).
-          try {
-            opened.status(reply.status());
-          } catch (RuntimeException e) {
-            LOG.warn("the request scope refused the status; ignored", e);
-          }
-        }
-        write(reply, request, response, callback);
+        // Told the status the client is sent, as it is set: a streamed reply may be answered by
+        // an error reply in its place, and a reply that fails to render by the 500.
+        IntConsumer told =
+            opened == null
+                ? OpenAiServer::notTold
+                : status -> {
+                  // Contained like open() and close(): a reply not written would keep what it
+                  // holds (a stream keeps its serve's concurrency slot until it is written out).
+                  try {
+                    opened.status(status);
+                  } catch (RuntimeException e) {
+                    LOG.warn("the request scope refused the status; ignored", e);
+                  }
+                };
+        write(reply, request, response, callback, told);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
         callback.failed(t);
@@ -890,18 +896,23 @@ public final class OpenAiServer implements AutoCloseable {
     private void answerAndClose(Reply reply, Response response, Callback callback) {
       try {
         response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        write(reply, response.getRequest(), response, callback);
+        write(reply, response.getRequest(), response, callback, OpenAiServer::notTold);
       } catch (Throwable t) {
         callback.failed(t);
       }
     }
   }
 
+  /** Where no request scope is told the status sent. */
+  private static void notTold(int status) {}
+
   /**
-   * Writes the reply and completes {@code callback}. A whole JSON reply is written without
-   * blocking, so a client that does not read its answer holds no thread either.
+   * Writes the reply and completes {@code callback}; {@code told} hears the status sent, before the
+   * client can read it. A whole JSON reply is written without blocking, so a client that does not
+   * read its answer holds no thread either.
    */
-  private void write(Reply reply, Request request, Response response, Callback callback)
+  private void write(
+      Reply reply, Request request, Response response, Callback callback, IntConsumer told)
       throws IOException {
     switch (reply) {
       case Reply.Json asked -> {
@@ -913,6 +924,7 @@ public final class OpenAiServer implements AutoCloseable {
                     ? id
                     : RequestId.next());
         Reply.Json json = rendered.reply();
+        told.accept(json.status());
         response.setStatus(json.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         switch (json.retry()) {
@@ -929,6 +941,7 @@ public final class OpenAiServer implements AutoCloseable {
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Text text -> {
+        told.accept(text.status());
         response.setStatus(text.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, text.contentType());
         byte[] bytes = text.body().getBytes(StandardCharsets.UTF_8);
@@ -937,14 +950,15 @@ public final class OpenAiServer implements AutoCloseable {
       }
       case Reply.Streamed streamed -> {
         response.setStatus(streamed.status());
-        StreamChannel channel = new StreamChannel(request, response, writeTimeout);
+        StreamChannel channel = new StreamChannel(request, response, writeTimeout, told);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {
           write(
               instead.orElseThrow(() -> new IllegalStateException("a stream sent nothing")),
               request,
               response,
-              callback);
+              callback,
+              told);
           return;
         }
         channel.end(callback);
@@ -963,13 +977,15 @@ public final class OpenAiServer implements AutoCloseable {
     private final Request request;
     private final Response response;
     private final Duration writeTimeout;
+    private final IntConsumer told;
     private boolean started;
     private boolean alive = true;
 
-    StreamChannel(Request request, Response response, Duration writeTimeout) {
+    StreamChannel(Request request, Response response, Duration writeTimeout, IntConsumer told) {
       this.request = request;
       this.response = response;
       this.writeTimeout = writeTimeout;
+      this.told = told;
     }
 
     @Override
@@ -978,6 +994,7 @@ public final class OpenAiServer implements AutoCloseable {
         return false;
       }
       if (!started) {
+        told.accept(200);
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
