@@ -409,7 +409,13 @@ final class JournalSchema {
                     // schema (with a name on each side) would be taken over its name !~~ text.
                     + " AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\\_%'"
                     + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
-                    + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
+                    // Readable where the look for the row is: SELECT on its journal column, granted
+                    // on the table or on the column alone (a grant the privilege check takes as
+                    // enough to write there, and under which the table-wide privilege is not held).
+                    + " AND EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a"
+                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) t.oid"
+                    + " AND a.attname OPERATOR(pg_catalog.=) 'journal' AND NOT a.attisdropped"
+                    + " AND pg_catalog.has_column_privilege(t.oid, a.attnum, 'SELECT'))"
                     + " ORDER BY n.nspname")) {
       if (!rs.next()) {
         return;
