@@ -880,17 +880,25 @@ final class JournalSchema {
   }
 
   /**
-   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert or
-   * update (before or after the row is written) or a rule, naming each and the statement that takes
-   * it off, before anything is written: one may store another row than the save gave (another
-   * journal's name, other bytes), and the save was acknowledged while its steward's next start
-   * found another steward's snapshot, or none of its own. Asked at every save, as the collations
-   * are: a DBA may add one while the steward runs.
+   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert,
+   * update or delete (before or after the row is written) or a rule, naming each and the statement
+   * that takes it off, before anything is written: one may store another row than the save gave
+   * (another journal's name, other bytes), and the save was acknowledged while its steward's next
+   * start found another steward's snapshot, or none of its own. A delete's counts as well: the save
+   * deletes the journal's older rows in its own transaction, after writing the new one, so a
+   * trigger on that delete (one for each statement runs even where no row goes) may change the row
+   * just written. Asked at every save, as the collations are: a DBA may add one while the steward
+   * runs.
    */
   static void refuseUncheckedSnapshotWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
-    collectCarried(c, "mesh_journal_snapshot", JournalSchema::onWrite, found, remedies);
+    collectCarried(
+        c,
+        "mesh_journal_snapshot",
+        type -> onWrite(type) || (type & TRIGGER_DELETE) != 0,
+        found,
+        remedies);
     refuseCarried(
         found,
         remedies,
@@ -1179,6 +1187,9 @@ final class JournalSchema {
 
   /** {@code pg_trigger.tgtype} bits: fired on insert. */
   private static final int TRIGGER_INSERT = 1 << 2;
+
+  /** {@code pg_trigger.tgtype} bits: fired on delete. */
+  private static final int TRIGGER_DELETE = 1 << 3;
 
   /** {@code pg_trigger.tgtype} bits: fired on update. */
   private static final int TRIGGER_UPDATE = 1 << 4;
