@@ -49,8 +49,13 @@ final class JournalSchema {
    * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
    * store a record in a form that does not read back as the record. And, third, how many of the
    * rows stored are, column for column, rows it was given: a {@code BEFORE INSERT} trigger may
-   * rewrite a row on its way in, and the count and the types would not show it. Parameters:
-   * journal, epoch, seq[], line[], journal, journal.
+   * rewrite a row on its way in, and the count and the types would not show it. And, fourth, how
+   * many rules the table carries: the one rule the server runs such an insert under, an
+   * unconditional {@code DO INSTEAD} rule with a {@code RETURNING} list, writes the rows elsewhere
+   * and answers them from there, so every other column would read as the rows stored (the rules are
+   * read in the statement's own snapshot, taken after its locks, so one put on while the steward
+   * runs is seen by the statement it rewrites). Parameters: journal, epoch, seq[], line[], journal,
+   * journal.
    */
   static final String FENCED_INSERT =
       "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
@@ -67,7 +72,10 @@ final class JournalSchema {
           + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
           // As text, so that a column altered to another type compares rather than fails.
           + " (SELECT count(*) FROM stored s JOIN given g ON s.journal::text = ?"
-          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text)";
+          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text),"
+          + " (SELECT count(*) FROM pg_catalog.pg_rewrite WHERE ev_class OPERATOR(pg_catalog.=) "
+          + tableOid("'mesh_journal_record'")
+          + ")";
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of
