@@ -49,8 +49,13 @@ final class JournalSchema {
    * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
    * store a record in a form that does not read back as the record. And, third, how many of the
    * rows stored are, column for column, rows it was given: a {@code BEFORE INSERT} trigger may
-   * rewrite a row on its way in, and the count and the types would not show it. Parameters:
-   * journal, epoch, seq[], line[], journal, journal.
+   * rewrite a row on its way in, and the count and the types would not show it. And, fourth, how
+   * many rules the table carries: the one rule the server runs such an insert under, an
+   * unconditional {@code DO INSTEAD} rule with a {@code RETURNING} list, writes the rows elsewhere
+   * and answers them from there, so every other column would read as the rows stored (the rules are
+   * read in the statement's own snapshot, taken after its locks, so one put on while the steward
+   * runs is seen by the statement it rewrites). Parameters: journal, epoch, seq[], line[], journal,
+   * journal.
    */
   static final String FENCED_INSERT =
       "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
@@ -67,7 +72,10 @@ final class JournalSchema {
           + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
           // As text, so that a column altered to another type compares rather than fails.
           + " (SELECT count(*) FROM stored s JOIN given g ON s.journal::text = ?"
-          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text)";
+          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text),"
+          + " (SELECT count(*) FROM pg_catalog.pg_rewrite WHERE ev_class OPERATOR(pg_catalog.=) "
+          + tableOid("'mesh_journal_record'")
+          + ")";
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of
@@ -409,7 +417,13 @@ final class JournalSchema {
                     // schema (with a name on each side) would be taken over its name !~~ text.
                     + " AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\\_%'"
                     + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
-                    + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
+                    // Readable where the look for the row is: SELECT on its journal column, granted
+                    // on the table or on the column alone (a grant the privilege check takes as
+                    // enough to write there, and under which the table-wide privilege is not held).
+                    + " AND EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a"
+                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) t.oid"
+                    + " AND a.attname OPERATOR(pg_catalog.=) 'journal' AND NOT a.attisdropped"
+                    + " AND pg_catalog.has_column_privilege(t.oid, a.attnum, 'SELECT'))"
                     + " ORDER BY n.nspname")) {
       if (!rs.next()) {
         return;
@@ -874,17 +888,25 @@ final class JournalSchema {
   }
 
   /**
-   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert or
-   * update (before or after the row is written) or a rule, naming each and the statement that takes
-   * it off, before anything is written: one may store another row than the save gave (another
-   * journal's name, other bytes), and the save was acknowledged while its steward's next start
-   * found another steward's snapshot, or none of its own. Asked at every save, as the collations
-   * are: a DBA may add one while the steward runs.
+   * Refuses a snapshot save where {@code mesh_journal_snapshot} carries a trigger run on insert,
+   * update or delete (before or after the row is written) or a rule, naming each and the statement
+   * that takes it off, before anything is written: one may store another row than the save gave
+   * (another journal's name, other bytes), and the save was acknowledged while its steward's next
+   * start found another steward's snapshot, or none of its own. A delete's counts as well: the save
+   * deletes the journal's older rows in its own transaction, after writing the new one, so a
+   * trigger on that delete (one for each statement runs even where no row goes) may change the row
+   * just written. Asked at every save, as the collations are: a DBA may add one while the steward
+   * runs.
    */
   static void refuseUncheckedSnapshotWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
-    collectCarried(c, "mesh_journal_snapshot", JournalSchema::onWrite, found, remedies);
+    collectCarried(
+        c,
+        "mesh_journal_snapshot",
+        type -> onWrite(type) || (type & TRIGGER_DELETE) != 0,
+        found,
+        remedies);
     refuseCarried(
         found,
         remedies,
@@ -1173,6 +1195,9 @@ final class JournalSchema {
 
   /** {@code pg_trigger.tgtype} bits: fired on insert. */
   private static final int TRIGGER_INSERT = 1 << 2;
+
+  /** {@code pg_trigger.tgtype} bits: fired on delete. */
+  private static final int TRIGGER_DELETE = 1 << 3;
 
   /** {@code pg_trigger.tgtype} bits: fired on update. */
   private static final int TRIGGER_UPDATE = 1 << 4;

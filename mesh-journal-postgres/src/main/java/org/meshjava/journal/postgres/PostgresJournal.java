@@ -971,6 +971,23 @@ public final class PostgresJournal implements Journal {
                   + " steward",
               null);
         }
+        if (rs.getLong(4) > 0) {
+          // Before the commit, as above: the rows answered may be ones a rule wrote elsewhere.
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              first,
+              "write to journal "
+                  + describe()
+                  + " refused: mesh_journal_record carries a rule (put on while the steward ran;"
+                  + " "
+                  + carried("a rule")
+                  + "), under which the server may write the records elsewhere and answer them"
+                  + " as stored. Nothing of the batch is committed and nothing more is written;"
+                  + " drop it (DROP RULE name ON "
+                  + JournalSchema.qualified(connection, "mesh_journal_record")
+                  + "), then restart the steward",
+              null);
+        }
         if (rs.getInt(3) != rs.getInt(1)) {
           throw rewritten(first, rs.getInt(1) - rs.getInt(3));
         }
