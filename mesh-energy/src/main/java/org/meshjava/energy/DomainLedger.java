@@ -137,8 +137,10 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
-    // When the enter began, by the caller's clock: the window's age is counted from it.
-    private final long openedNanos;
+    // When the enter began, by the caller's clock: the window's age is counted from it. Brought
+    // back to the first read after a step back of the clock (restartTimes), or a window lost
+    // before the step would overlap later ones for the hour and the step besides.
+    private long openedNanos;
     private final long epoch;
     private final long totalAtOpen;
     private final long openReadEndNanos;
@@ -902,7 +904,8 @@ final class DomainLedger implements LivenessProbe.Target {
    * be measured from it, hiding a spell unread long enough for a wrap and overlapping every window
    * for as long as the step. The times start over from {@code nowNanos}: no window open across the
    * step is a reading (a new epoch), no change of the counter is proven since, a close's tail runs
-   * from here, and a re-probe due by then is due now.
+   * from here, a re-probe due by then is due now, and a window open across the step is aged from
+   * here ({@link #STALE_WINDOW_NANOS}), never from a time still ahead.
    */
   private void restartTimes(long nowNanos) {
     LOG.warn(
@@ -921,6 +924,9 @@ final class DomainLedger implements LivenessProbe.Target {
     lastProbeNanos = Math.min(lastProbeNanos, nowNanos);
     lastDemotionNanos = Math.min(lastDemotionNanos, nowNanos);
     reprobeNotBeforeNanos = Math.min(reprobeNotBeforeNanos, nowNanos);
+    for (Share s : open) {
+      s.openedNanos = Math.min(s.openedNanos, nowNanos);
+    }
   }
 
   /**

@@ -19,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * (shortest gradable window, stall detection).
  *
  * <p>A probe whose thread is interrupted stops at its next read and judges every counter not live
- * ({@link CounterIssue#PROBING}), so a meter that closes does not wait out a whole probe.
+ * ({@link CounterIssue#PROBING}), so a meter that closes does not wait out a whole probe. One whose
+ * clock steps back starts over, and after {@link #STEPPED_BACK_ATTEMPTS} such starts judges every
+ * counter not live ({@link CounterIssue#PROBING}).
  */
 final class LivenessProbe {
 
@@ -38,6 +40,9 @@ final class LivenessProbe {
     long readLivenessMark() throws CounterException;
   }
 
+  /** How many times a probe starts over after a step back of the clock before it gives up. */
+  static final int STEPPED_BACK_ATTEMPTS = 2;
+
   private final ProbeClock clock;
 
   LivenessProbe(ProbeClock clock) {
@@ -46,6 +51,27 @@ final class LivenessProbe {
 
   /** Probes {@code targets}, returning one verdict per target in the same order. */
   List<LivenessVerdict> probe(List<? extends Target> targets) {
+    for (int attempt = 1; attempt <= STEPPED_BACK_ATTEMPTS; attempt++) {
+      List<LivenessVerdict> verdicts = probeOnce(targets);
+      if (verdicts != null) {
+        return verdicts;
+      }
+    }
+    List<LivenessVerdict> notLive = new ArrayList<>();
+    for (int t = 0; t < targets.size(); t++) {
+      notLive.add(
+          LivenessVerdict.notLive(CounterIssue.PROBING, "the clock stepped back during the probe"));
+    }
+    return notLive;
+  }
+
+  /**
+   * One probe of {@code targets}; null when the clock read earlier than it did before (a step
+   * back): every time the tracks keep is then ahead of it, and waiting for the next sample would
+   * burn a core for as long as the step (an hour's step, an hour's burn, every window of the
+   * process disturbed meanwhile), so the probe starts over instead.
+   */
+  private @Nullable List<LivenessVerdict> probeOnce(List<? extends Target> targets) {
     int n = targets.size();
     Track[] tracks = new Track[n];
     long start = clock.nanoTime();
@@ -53,8 +79,12 @@ final class LivenessProbe {
       tracks[t] = new Track(targets.get(t), start);
       tracks[t].read(start);
     }
+    long lastNow = start;
     boolean interrupted = false;
     while (true) {
+      if (clock.nanoTime() < lastNow) {
+        return null;
+      }
       long next = Long.MAX_VALUE;
       for (Track track : tracks) {
         if (!track.done()) {
@@ -70,6 +100,10 @@ final class LivenessProbe {
       }
       clock.burnUntil(next);
       long now = clock.nanoTime();
+      if (now < lastNow) {
+        return null;
+      }
+      lastNow = now;
       for (Track track : tracks) {
         if (!track.done() && now >= track.nextReadNanos()) {
           track.read(now);

@@ -28,35 +28,6 @@ class ClockBackwardsTest {
   private final SteppingClock clock = new SteppingClock(base);
   private final TimedCounter counter = TimedCounter.rapl(CPU0, base);
 
-  /** The fake clock, stepped back by {@link #stepBack}. */
-  private static final class SteppingClock implements ProbeClock {
-    private final FakeClock base;
-    private volatile long offsetNanos;
-
-    SteppingClock(FakeClock base) {
-      this.base = base;
-    }
-
-    void stepBack(long nanos) {
-      offsetNanos -= nanos;
-    }
-
-    @Override
-    public long nanoTime() {
-      return base.nanoTime() + offsetNanos;
-    }
-
-    @Override
-    public void burnUntil(long deadlineNanos) {
-      base.burnUntil(deadlineNanos - offsetNanos);
-    }
-
-    @Override
-    public void idleUntil(long deadlineNanos) {
-      base.idleUntil(deadlineNanos - offsetNanos);
-    }
-  }
-
   /** Package 0's counter, which wraps unless read every 100 ms. */
   private final EnergyChannel wrapping =
       new EnergyChannel() {

@@ -135,6 +135,7 @@ final class Metering {
       Settlement settlement) {
     Energy spent = Energy.estimated(request.jouleCeilingUj());
     long estimate = -1;
+    Throwable letGoFailed = null;
     try {
       estimate =
           backend
@@ -149,6 +150,7 @@ final class Metering {
       try {
         window.abandon();
       } catch (RuntimeException | Error meterFailed) {
+        letGoFailed = meterFailed;
         e.addSuppressed(meterFailed);
       }
     }
@@ -156,10 +158,17 @@ final class Metering {
       try {
         spent = window.close(estimate);
       } catch (RuntimeException | Error meterFailed) {
+        letGoFailed = meterFailed;
         e.addSuppressed(meterFailed);
       }
     }
     settlement.charge(spent);
+    if (letGoFailed != null) {
+      // The meter is not the backend: the JVM failing as it lets the window go (another meter's
+      // read of the counter meeting an OutOfMemoryError) passes, as it does from a close after an
+      // engine that served, once the serve is charged; never a refusal blaming the backend.
+      JvmFailure.passIfFailing(letGoFailed);
+    }
     // The message goes to callers, over HTTP too: it says what failed, not which Java class did
     // (the cause, kept on the exception, says that).
     String message = e.getMessage();
