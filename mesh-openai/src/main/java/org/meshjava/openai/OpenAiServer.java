@@ -150,7 +150,7 @@ public final class OpenAiServer implements AutoCloseable {
         jetty,
         connector,
         b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections),
-        LIMITED_IDLE_TIMEOUT);
+        b.limitedIdleTimeout);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
@@ -161,7 +161,7 @@ public final class OpenAiServer implements AutoCloseable {
       jetty.addConnector(c);
       // Bounded as the API's listener is, but apart: connections held open on one take no place
       // on the other.
-      ConnectionBound.on(jetty, c, CONSOLE_MAX_CONNECTIONS, LIMITED_IDLE_TIMEOUT);
+      ConnectionBound.on(jetty, c, CONSOLE_MAX_CONNECTIONS, b.limitedIdleTimeout);
       this.consoleConnector = c;
       this.console = new ConsoleEndpoints(b.steward, feed.get(), loopback(b.consoleHost));
     } else {
@@ -212,7 +212,8 @@ public final class OpenAiServer implements AutoCloseable {
    * The idle timeout of a listener's connections while it holds as many as it may ({@link
    * Builder#maxConnections}, {@link #CONSOLE_MAX_CONNECTIONS}): long enough for a client's next
    * request on its connection, short enough that connections held open and silent give their places
-   * to the clients waiting to be accepted.
+   * to the clients waiting to be accepted. Tests set a shorter one ({@link
+   * Builder#limitedIdleTimeout}) so as not to wait out this one.
    */
   static final Duration LIMITED_IDLE_TIMEOUT = Duration.ofSeconds(1);
 
@@ -1178,6 +1179,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
     private Optional<Integer> maxConnections = Optional.empty();
+    private Duration limitedIdleTimeout = LIMITED_IDLE_TIMEOUT;
     private Optional<Long> maxBufferedBodyBytes = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
@@ -1267,6 +1269,17 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder maxConnections(int v) {
       maxConnections = Optional.of(Setting.atLeast("maxConnections", v, 1, "must be positive: "));
+      return this;
+    }
+
+    /**
+     * The idle timeout of a listener's connections while it holds as many as it may: {@link
+     * OpenAiServer#LIMITED_IDLE_TIMEOUT} unless a test of the bound sets a shorter one to wait
+     * less. Not public: an operator has no reason to tune it, and a longer one would let silent
+     * connections lock waiting clients out for longer.
+     */
+    Builder limitedIdleTimeout(Duration v) {
+      limitedIdleTimeout = positive("limitedIdleTimeout", v);
       return this;
     }
 

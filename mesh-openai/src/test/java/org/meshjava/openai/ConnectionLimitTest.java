@@ -19,13 +19,26 @@ import org.meshjava.core.crypto.SigningKey;
  * after {@link OpenAiServer#LIMITED_IDLE_TIMEOUT}, so a waiting client is accepted and served.
  */
 class ConnectionLimitTest {
+  /**
+   * The idle timeout at the bound in these cases: shorter than the server's {@link
+   * OpenAiServer#LIMITED_IDLE_TIMEOUT}, whose second each case would otherwise wait out at least
+   * once, and still long enough for a loaded machine to read a request sent with its connect.
+   */
+  private static final Duration LIMITED = Duration.ofMillis(300);
+
   private static final String HEALTH = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
   @Test
   void silentConnections_atTheBound_giveWayToAWaitingClient() throws Exception {
     // An idle timeout far longer than the test: only the bound can close the silent connections.
     try (Fixture f =
-        new Fixture(null, b -> {}, b -> b.maxConnections(3).idleTimeout(Duration.ofMinutes(5)))) {
+        new Fixture(
+            null,
+            b -> {},
+            b ->
+                b.maxConnections(3)
+                    .idleTimeout(Duration.ofMinutes(5))
+                    .limitedIdleTimeout(LIMITED))) {
       silentConnectionsGiveWay(f.server.port(), 3, HEALTH, true);
     }
   }
@@ -40,7 +53,12 @@ class ConnectionLimitTest {
   void theConsoleListener_isBoundedToo_andItsSilentConnectionsGiveWay() throws Exception {
     try (Fixture f =
         new Fixture(
-            null, b -> {}, b -> b.console("127.0.0.1", 0).idleTimeout(Duration.ofMinutes(5)))) {
+            null,
+            b -> {},
+            b ->
+                b.console("127.0.0.1", 0)
+                    .idleTimeout(Duration.ofMinutes(5))
+                    .limitedIdleTimeout(LIMITED))) {
       silentConnectionsGiveWay(
           f.server.consoleUri().orElseThrow().getPort(),
           OpenAiServer.CONSOLE_MAX_CONNECTIONS,
@@ -96,7 +114,10 @@ class ConnectionLimitTest {
             new Fixture(
                 SigningKey.generate(),
                 b -> b.backend(held),
-                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+                b ->
+                    b.maxConnections(2)
+                        .idleTimeout(Duration.ofMinutes(5))
+                        .limitedIdleTimeout(LIMITED));
         RawConnection serving = new RawConnection(f)) {
       byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
       serving.send(
@@ -122,8 +143,9 @@ class ConnectionLimitTest {
   }
 
   /**
-   * At the bound every connection's idle timeout is a second, but one whose serve is still running
-   * (nothing to read or write meanwhile) keeps it: the serve is answered when it ends.
+   * At the bound every connection's idle timeout is short ({@link #LIMITED} here), but one whose
+   * serve is still running (nothing to read or write meanwhile) keeps it: the serve is answered
+   * when it ends.
    *
    * <p>The serve starts while its connection is the listener's only one, and has been idle longer
    * than the short timeout when a second connection reaches the bound: Jetty checks a shortened
@@ -139,7 +161,10 @@ class ConnectionLimitTest {
             new Fixture(
                 SigningKey.generate(),
                 b -> b.backend(held),
-                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+                b ->
+                    b.maxConnections(2)
+                        .idleTimeout(Duration.ofMinutes(5))
+                        .limitedIdleTimeout(LIMITED));
         RawConnection serving = new RawConnection(f)) {
       byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
       serving.send(
@@ -150,7 +175,7 @@ class ConnectionLimitTest {
       serving.send(body);
       assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
       // Idle past the short timeout before the bound is reached, so that it expires at once then.
-      Thread.sleep(OpenAiServer.LIMITED_IDLE_TIMEOUT.toMillis() * 2);
+      Thread.sleep(LIMITED.toMillis() * 2);
       try (RawConnection other = new RawConnection(f)) {
         // Only the bound's short idle timeout closes a silent connection before five minutes.
         assertThat(other.closedWithin(60_000)).as("the bound was reached").isTrue();
