@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.TokenSink;
+import org.meshjava.openai.ChatAnswer;
 import org.meshjava.openai.TextDeltas;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
@@ -105,7 +106,10 @@ public final class MeshStreamingChatModel extends StewardChatModel implements St
       }
       TextDeltas d = deltas;
       if (d != null) {
-        partial(d.finish(result.tokens())); // the text held back until the output was whole
+        // The text held back until the output was whole, cut from the whole as the steward
+        // decoded it before the seal: decoding it again here, after the receipt was sealed, could
+        // fail the handler (or answer otherwise) for an answer already paid for.
+        partial(d.finish(new ChatAnswer(asked.ask(), result).text()));
       }
       // Checked after that last piece too: a handler that throws on it hears onError, as one that
       // throws on any earlier piece does.

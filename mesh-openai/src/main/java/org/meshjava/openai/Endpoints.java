@@ -756,9 +756,10 @@ final class Endpoints {
               : new Responses.Stream(body, channel, created);
       try {
         return produce(reply, request, prompt, presentation);
-      } catch (RuntimeException e) {
-        // Our bug, met while the stream was produced (the serve may be sealed by then). Caught
-        // here: left to Jetty, it is logged at debug only and cuts the stream with no error event.
+      } catch (RuntimeException | VirtualMachineError e) {
+        // Our bug, met while the stream was produced (the serve may be sealed by then), or the JVM
+        // failing (an engine's OutOfMemoryError, passed once its serve was settled). Caught here:
+        // left to Jetty, it is logged at debug only and cuts the stream with no error event.
         LOG.error("internal error streaming {} ({})", endpoint, requestId, e);
         Reply.Json failed = ErrorReply.internalError(requestId);
         if (!reply.started()) {

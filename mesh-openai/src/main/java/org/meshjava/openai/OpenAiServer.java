@@ -1,5 +1,6 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
@@ -1086,6 +1087,17 @@ public final class OpenAiServer implements AutoCloseable {
             callback);
         return;
       }
+      if (code == 500 && cause != null) {
+        // A failure thrown past every catch of the API's own (the JVM failing: an engine's
+        // OutOfMemoryError passes once its serve is settled) is ours, as any bug is: Jetty's
+        // message is the throwable's toString, the Java class and its words, which a client has
+        // no use for. Answered as every internal error is, logged under the reply's request id.
+        String id = requestId(response);
+        LOG.error("internal error answering {} ({})", request.getHttpURI().getPath(), id, cause);
+        response.getHeaders().put(SHOULD_RETRY, "false");
+        json(response, id, ErrorReply.internalError(id).body(), callback);
+        return;
+      }
       ObjectNode body =
           switch (code) {
             case 413 -> {
@@ -1141,17 +1153,23 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     private static void json(Response response, ObjectNode body, Callback callback) {
+      json(response, requestId(response), body, callback);
+    }
+
+    private static void json(Response response, String id, JsonNode body, Callback callback) {
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-      // Jetty clears the headers before writing its error, and a request it could not parse never
-      // reached Glue: the id Glue drew, or a new one.
-      response
-          .getHeaders()
-          .put(
-              RequestId.HEADER,
-              response.getRequest().getAttribute(RequestId.HEADER) instanceof String id
-                  ? id
-                  : RequestId.next());
+      response.getHeaders().put(RequestId.HEADER, id);
       Content.Sink.write(response, true, body.toString(), callback);
+    }
+
+    /**
+     * Jetty clears the headers before writing its error, and a request it could not parse never
+     * reached Glue: the id Glue drew, or a new one.
+     */
+    private static String requestId(Response response) {
+      return response.getRequest().getAttribute(RequestId.HEADER) instanceof String id
+          ? id
+          : RequestId.next();
     }
 
     /**

@@ -3,7 +3,9 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.PromptText;
@@ -11,6 +13,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 
 /**
@@ -91,6 +94,39 @@ class DecodeBeforeTheDebitTest {
       long debited = BUDGET - s.spend().remainingUj(chain);
       assertThat(debited).isGreaterThan(0).isLessThan(CEILING);
       assertThat(s.unresolved()).isEmpty();
+    }
+  }
+
+  /**
+   * The failed decode's spend is the journal's, not this process's alone: its {@code Debited}
+   * record (and no {@code Sealed} one) is written, so a steward started again on the journal finds
+   * the grant spent alike, and nothing held or unresolved.
+   */
+  @Test
+  void aFailedDecodesDebit_isJournalled_andARestartFindsTheSameSpend(@TempDir Path dir)
+      throws Exception {
+    Path journal = dir.resolve("steward.journal");
+    GrantChain chain = f.chain(BUDGET);
+    ServeRequest req = ServeRequest.generation(HELLO, 3, Fidelity.F1, CEILING);
+    long remaining;
+    try (Steward s = f.bare(FileJournal.open(journal)).backend(new DecodeThrows()).build()) {
+      assertThatThrownBy(() -> s.serve(req, HELLO, f.present(chain, req)))
+          .isInstanceOf(ServeException.class);
+      remaining = s.spend().remainingUj(chain);
+    }
+    assertThat(remaining).isLessThan(BUDGET);
+    try (FileJournal j = FileJournal.open(journal)) {
+      assertThat(j.recovered().stream().map(rec -> rec.entry()))
+          .noneMatch(JournalEntry.Sealed.class::isInstance)
+          .filteredOn(JournalEntry.Debited.class::isInstance)
+          .map(e -> ((JournalEntry.Debited) e).debitedUj())
+          .containsExactly(BUDGET - remaining);
+    }
+
+    try (Steward again = f.bare(FileJournal.open(journal)).backend(new DecodeThrows()).build()) {
+      assertThat(again.spend().remainingUj(chain)).isEqualTo(remaining);
+      assertThat(again.unresolved()).isEmpty();
+      assertThat(again.head().nextSequence()).isZero();
     }
   }
 }
