@@ -41,8 +41,14 @@ final class NearestKey {
       if (asKey.length() >= MIN_PREFIX && k.startsWith(asKey)) {
         begun.add(k);
       }
+      int allowed = allowed(Math.min(asKey.length(), k.length()));
+      // Exact, as no alignment is shorter than the difference in length; without it a long typed
+      // key (a megabyte pasted by mistake) would cost a row of the table per letter, per key.
+      if (Math.abs(asKey.length() - k.length()) > allowed) {
+        continue;
+      }
       int d = distance(asKey, k);
-      if (d > allowed(Math.min(asKey.length(), k.length()))) {
+      if (d > allowed) {
         continue;
       }
       if (d < bestDistance) {
