@@ -178,15 +178,11 @@ public class SpendLedgerLinearizabilityTest {
     }
   }
 
-  // Three random scenarios in the default suite: each costs the two-core CI machine about two
-  // seconds of model checking, and the suite's time is bounded. The long case below (tag slow)
-  // explores fifty, with three actors per thread; the race for the last ceiling further down is
-  // checked with its own settings, and its planted non-atomic reserve shows they catch one.
   @Test
   void reserveSettleRelease_onOneChain_areLinearizable_small() {
     new ModelCheckingOptions()
         .sequentialSpecification(Spec.class)
-        .iterations(3)
+        .iterations(6)
         .invocationsPerIteration(80)
         .threads(3)
         .actorsPerThread(2)
