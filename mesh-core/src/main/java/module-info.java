@@ -50,7 +50,10 @@ module org.meshjava.core {
       org.meshjava.engine.onnx;
   exports org.meshjava.core.identity;
   exports org.meshjava.core.internal to
+      org.meshjava.router,
+      org.meshjava.energy,
       org.meshjava.journal,
+      org.meshjava.steward,
       org.meshjava.cli;
   exports org.meshjava.core.weights;
 }

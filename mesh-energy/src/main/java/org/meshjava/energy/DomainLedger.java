@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.internal.JvmFailure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -491,9 +492,9 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       failed(e);
     } catch (RuntimeException | Error e) {
-      if (e instanceof VirtualMachineError vm && !(e instanceof StackOverflowError)) {
+      if (JvmFailure.isFailing(e)) {
         epoch++;
-        throw vm;
+        JvmFailure.passIfFailing(e);
       }
       LOG.warn("reading energy counter {} at another meter's window threw", channel.name(), e);
       failed(

@@ -13,6 +13,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.internal.JvmFailure;
 
 /**
  * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
@@ -190,11 +191,8 @@ public final class Router {
       rating = Objects.requireNonNull(b.fidelity(), "fidelity()");
       return new RouteCandidate(
           name, rating, estimate, judge(b, rating, estimate, request, rule, limits(b, name)));
-    } catch (StackOverflowError | RuntimeException e) {
-      return failedWhileJudged(name, rating, estimate, e);
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (Error e) {
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       return failedWhileJudged(name, rating, estimate, e);
     }
   }

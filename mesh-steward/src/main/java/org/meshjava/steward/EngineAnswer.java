@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.meshjava.core.internal.JvmFailure;
 
 /**
  * What a serve asks the routed engine outside its work (its weights, recipe, context size, token

@@ -9,6 +9,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.router.RouteDecision;

@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Optional;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.Router;
 

@@ -9,6 +9,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Opening;

@@ -28,6 +28,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;

@@ -1,0 +1,27 @@
+package org.meshjava.core.internal;
+
+/**
+ * The one rule for an {@link Error} met while asking a backend or a counter something (the router
+ * judging a backend, the steward asking an engine outside its work, a meter reading a counter for
+ * another meter): a {@link VirtualMachineError} other than a {@link StackOverflowError} (the heap
+ * gone, the JVM broken) is the process failing, not what was asked, so it passes as it is, never
+ * turned into a refusal or a failed read that blames the backend, the counter or the request. A
+ * stack overflow is the asked code's own recursion, unwound by the time it is caught, and is that
+ * code failing as any other throw of it is. Kept in one place so the router, the meters and the
+ * steward cannot drift apart. Stateless.
+ */
+public final class JvmFailure {
+  private JvmFailure() {}
+
+  /** Whether {@code e} is the JVM failing rather than the code that threw it. */
+  public static boolean isFailing(Throwable e) {
+    return e instanceof VirtualMachineError && !(e instanceof StackOverflowError);
+  }
+
+  /** Rethrows {@code e} if it is the JVM failing; otherwise returns, and the caller refuses it. */
+  public static void passIfFailing(Throwable e) {
+    if (isFailing(e)) {
+      throw (VirtualMachineError) e;
+    }
+  }
+}
