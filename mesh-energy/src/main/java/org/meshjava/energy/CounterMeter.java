@@ -651,9 +651,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (due.isEmpty()) {
       return;
     }
+    // Set by whichever comes first: the probe starting, or its claims being given back because
+    // handing it over failed. A ScheduledThreadPoolExecutor queues a task before it starts the
+    // thread that then fails to start: the probe taken for lost may run after all, once a later
+    // task starts the thread, beside the probe of the claims made again meanwhile (a second core
+    // burnt), and give back their claims while that probe runs. One flag per probe, not one count
+    // for the meter: a failure to hand over one probe must not void another one queued before it.
+    AtomicBoolean startedOrGivenBack = new AtomicBoolean();
     try {
       reprobeExecutor.execute(
           () -> {
+            if (!startedOrGivenBack.compareAndSet(false, true)) {
+              return; // its hand-over failed and its claims were given back
+            }
             try {
               runProbe(due);
             } finally {
@@ -665,7 +675,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // OutOfMemoryError 'unable to create native thread'): left claimed, those counters would
       // never be probed again, and one demoted would stay an estimator for the life of the meter.
       // Claimed again at the next open or close; the serve that met it is no place for the fault.
-      due.forEach(DomainLedger::probeFinished);
+      // A probe that started all the same gives back its claims when it ends.
+      if (startedOrGivenBack.compareAndSet(false, true)) {
+        due.forEach(DomainLedger::probeFinished);
+      }
       if (!(e instanceof RejectedExecutionException)) {
         LOG.atLevel(warnedProbeFailed.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
             .log(

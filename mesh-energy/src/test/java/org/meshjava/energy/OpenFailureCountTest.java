@@ -88,12 +88,7 @@ class OpenFailureCountTest {
       counter.failWith(CounterIssue.READ_FAILED);
       noThread.set(true);
       clock.advanceMillis(5);
-      MeterWindow w;
-      try {
-        w = meter.open(Set.of(CPU0));
-      } catch (RuntimeException | Error e) {
-        throw new AssertionError("the open threw " + e, e);
-      }
+      MeterWindow w = ScheduleFailureTest.openOrFail(meter);
       counter.failWith(null);
       noThread.set(false);
       clock.advanceMillis(50);
@@ -101,6 +96,43 @@ class OpenFailureCountTest {
       assertThat(OpenWindows.on(counter.hardware())).isZero();
       assertThat(handed).as("the re-probe, handed over at the close").hasSize(1);
       handed.getFirst().run();
+      assertThat(meter.liveDomains()).containsExactly(CPU0);
+      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+    }
+  }
+
+  /**
+   * The executor queues the probe, then fails to start the thread that would run it (as a
+   * ScheduledThreadPoolExecutor does): the probe taken for lost runs later, once the thread starts.
+   */
+  @Test
+  void aProbeQueuedThoughItsStartFailed_doesNothingWhenItRunsAfterItsClaimWasGivenBack() {
+    CopyOnWriteArrayList<Runnable> handed = new CopyOnWriteArrayList<>();
+    AtomicBoolean noThread = new AtomicBoolean();
+    Executor probes =
+        r -> {
+          handed.add(r);
+          if (noThread.get()) {
+            throw new OutOfMemoryError("unable to create native thread");
+          }
+        };
+    try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, probes)) {
+      counter.failWith(CounterIssue.READ_FAILED);
+      noThread.set(true);
+      clock.advanceMillis(5);
+      MeterWindow w = ScheduleFailureTest.openOrFail(meter);
+      counter.failWith(null);
+      noThread.set(false);
+      clock.advanceMillis(50);
+      assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+      assertThat(handed)
+          .as("the probe queued at the open, and the one handed over at the close")
+          .hasSize(2);
+      handed.getFirst().run();
+      assertThat(meter.liveDomains())
+          .as("live after the probe whose start failed ran late")
+          .isEmpty();
+      handed.get(1).run();
       assertThat(meter.liveDomains()).containsExactly(CPU0);
       assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
     }

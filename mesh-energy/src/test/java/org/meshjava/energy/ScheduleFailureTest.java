@@ -119,7 +119,7 @@ class ScheduleFailureTest {
    * OutOfMemoryError as fatal, past the test, which ended the whole Surefire fork (every later test
    * class in it unrun) where the scheduling failure reached the open.
    */
-  private static MeterWindow openOrFail(CounterMeter meter) {
+  static MeterWindow openOrFail(CounterMeter meter) {
     try {
       return meter.open(Set.of(CPU0));
     } catch (RuntimeException | Error e) {
