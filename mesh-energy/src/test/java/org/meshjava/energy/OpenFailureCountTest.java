@@ -25,28 +25,13 @@ class OpenFailureCountTest {
 
   /** The counter, whose domain() throws while {@code failing} is set (met only by a log line). */
   private static EnergyChannel failingToName(TimedCounter counter, AtomicBoolean failing) {
-    return new EnergyChannel() {
-      @Override
-      public String name() {
-        return counter.name();
-      }
-
+    return new ForwardingChannel(counter) {
       @Override
       public EnergyDomain domain() {
         if (failing.get()) {
           throw new OutOfMemoryError("Java heap space");
         }
-        return counter.domain();
-      }
-
-      @Override
-      public Object hardware() {
-        return counter.hardware();
-      }
-
-      @Override
-      public long readTotalUj() throws CounterException {
-        return counter.readTotalUj();
+        return super.domain();
       }
     };
   }

@@ -65,27 +65,7 @@ class ScheduleFailureTest {
 
   /** A counter that wraps, so the meter reads it on a timer (every 30 s). */
   static EnergyChannel wrapping(TimedCounter counter) {
-    return new EnergyChannel() {
-      @Override
-      public String name() {
-        return counter.name();
-      }
-
-      @Override
-      public EnergyDomain domain() {
-        return counter.domain();
-      }
-
-      @Override
-      public long readTotalUj() throws CounterException {
-        return counter.readTotalUj();
-      }
-
-      @Override
-      public long maxReadGapNanos() {
-        return WRAP_GAP_NANOS;
-      }
-    };
+    return ForwardingChannel.readEvery(counter, WRAP_GAP_NANOS);
   }
 
   private CounterMeter meter(RefusingThread thread) {
