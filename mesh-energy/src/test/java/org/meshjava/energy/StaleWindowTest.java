@@ -37,17 +37,25 @@ class StaleWindowTest {
     assertThat(OpenWindows.on(hardware)).as("windows counted open").isZero();
   }
 
+  /**
+   * Closes {@code lost}, taken out of the books already: its own figure is the estimator's, it
+   * leaves nothing counted, and the next serve in {@code meter} alone is a reading.
+   */
+  private void closesAsTheEstimators(MeterWindow lost, CounterMeter meter, String what) {
+    assertThat(lost.close(1).provenance())
+        .as("%s's own figure", what)
+        .isEqualTo(Provenance.Estimator);
+    assertThat(OpenWindows.on(counter.hardware())).isZero();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+  }
+
   @Test
   void aWindowNeverClosed_overlapsLaterServesForAnHourOnly() {
     try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, r -> {})) {
       clock.advanceMillis(5);
       MeterWindow lost = meter.open(Set.of(ProbedMeter.CPU0));
       overlapsUntilAnHourOld(meter, clock, counter.hardware(), "the window left open");
-      assertThat(lost.close(1).provenance())
-          .as("the stale window's own figure")
-          .isEqualTo(Provenance.Estimator);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
-      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+      closesAsTheEstimators(lost, meter, "the stale window");
     }
   }
 
@@ -82,11 +90,7 @@ class StaleWindowTest {
         lost = a.open(Set.of(ProbedMeter.CPU0));
       }
       overlapsUntilAnHourOld(b, clock, counter.hardware(), "the window lost in a closed meter");
-      assertThat(lost.close(1).provenance())
-          .as("the lost window's own figure")
-          .isEqualTo(Provenance.Estimator);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
-      assertThat(ProbedMeter.serveAlone(b, clock)).isEqualTo(Provenance.HwShunt);
+      closesAsTheEstimators(lost, b, "the lost window");
     }
   }
 }
