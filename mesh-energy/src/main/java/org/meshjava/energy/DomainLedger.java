@@ -732,9 +732,14 @@ final class DomainLedger implements LivenessProbe.Target {
     }
   }
 
-  /** A failed read demotes a live counter; one that is not live stays as its probe left it. */
+  /**
+   * A failed read demotes a live counter; one that is not live stays as its probe left it. A read
+   * refused because the meter was closed (a window closing after its meter) is no fault of the
+   * counter: no WARN tells the operator it fell back to the estimator until a re-probe that a
+   * closed meter never runs.
+   */
   private void failed(CounterException e) {
-    if (state == CounterState.LIVE) {
+    if (state == CounterState.LIVE && !released) {
       demote(
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
           String.valueOf(e.getMessage()));
