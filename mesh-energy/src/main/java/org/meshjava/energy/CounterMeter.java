@@ -3,6 +3,7 @@ package org.meshjava.energy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -77,6 +78,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    */
   private static final Set<CounterMeter> METERS =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+  /**
+   * The ledgers each probe now running in the process disturbs, one list per probe; guarded by
+   * {@link #METERS}. A meter made while a probe runs joins its list (and is disturbed) as it is
+   * made: its burn, or the tail of it that its settle waits out, lands in the new meter's windows
+   * as in any other's, and a serve there would otherwise be graded a reading holding it.
+   */
+  private static final Set<List<DomainLedger>> PROBES_RUNNING =
+      Collections.newSetFromMap(new IdentityHashMap<>());
 
   private final Map<EnergyDomain, DomainLedger> ledgers;
   // The same ledgers by the hardware counter each reads: another meter's window is on one of them
@@ -194,7 +204,16 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       this.ownedExecutor = null;
       this.reprobeExecutor = reprobeExecutor;
     }
-    METERS.add(this);
+    synchronized (METERS) {
+      METERS.add(this);
+      // Its ledgers are not yet reachable by any other thread: no monitor of theirs is contended.
+      for (List<DomainLedger> disturbed : PROBES_RUNNING) {
+        for (DomainLedger l : ledgers.values()) {
+          l.beginDisturbance();
+          disturbed.add(l);
+        }
+      }
+    }
   }
 
   /** A meter probing every counter at one cadence; for tests. */
@@ -651,9 +670,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (due.isEmpty()) {
       return;
     }
+    // Set by whichever comes first: the probe starting, or its claims being given back because
+    // handing it over failed. A ScheduledThreadPoolExecutor queues a task before it starts the
+    // thread that then fails to start: the probe taken for lost may run after all, once a later
+    // task starts the thread, beside the probe of the claims made again meanwhile (a second core
+    // burnt), and give back their claims while that probe runs. One flag per probe, not one count
+    // for the meter: a failure to hand over one probe must not void another one queued before it.
+    AtomicBoolean startedOrGivenBack = new AtomicBoolean();
     try {
       reprobeExecutor.execute(
           () -> {
+            if (!startedOrGivenBack.compareAndSet(false, true)) {
+              return; // its hand-over failed and its claims were given back
+            }
             try {
               runProbe(due);
             } finally {
@@ -665,7 +694,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // OutOfMemoryError 'unable to create native thread'): left claimed, those counters would
       // never be probed again, and one demoted would stay an estimator for the life of the meter.
       // Claimed again at the next open or close; the serve that met it is no place for the fault.
-      due.forEach(DomainLedger::probeFinished);
+      // A probe that started all the same gives back its claims when it ends.
+      if (startedOrGivenBack.compareAndSet(false, true)) {
+        due.forEach(DomainLedger::probeFinished);
+      }
       if (!(e instanceof RejectedExecutionException)) {
         LOG.atLevel(warnedProbeFailed.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
             .log(
@@ -703,8 +735,14 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     // The probe's burn heats the CPU packages and DRAM, and its GPU work the GPUs, whichever
     // counter is under probe: every domain is disturbed, not only the probed ones, and in every
     // meter of the process, not only this one.
-    List<DomainLedger> disturbed = everyLedgerInProcess();
-    for (DomainLedger l : disturbed) {
+    List<DomainLedger> disturbed = new ArrayList<>();
+    List<DomainLedger> disturbedNow;
+    synchronized (METERS) {
+      disturbed.addAll(everyLedgerInProcess());
+      disturbedNow = List.copyOf(disturbed);
+      PROBES_RUNNING.add(disturbed);
+    }
+    for (DomainLedger l : disturbedNow) {
       l.beginDisturbance();
     }
     // Every probe begun is ended, whatever is thrown on the way (an Error out of a native read):
@@ -733,7 +771,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                     : LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + failure),
                 now);
       }
-      for (DomainLedger l : disturbed) {
+      List<DomainLedger> disturbedToEnd;
+      synchronized (METERS) {
+        PROBES_RUNNING.remove(disturbed);
+        disturbedToEnd = List.copyOf(disturbed);
+      }
+      for (DomainLedger l : disturbedToEnd) {
         l.endDisturbance();
       }
     }
@@ -798,7 +841,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     for (LivenessVerdict v : verdicts) {
       settleNanos = Math.max(settleNanos, v.updatePeriodNanos());
     }
-    for (DomainLedger l : disturbed) {
+    List<DomainLedger> disturbedNow;
+    synchronized (METERS) {
+      disturbedNow = List.copyOf(disturbed);
+    }
+    for (DomainLedger l : disturbedNow) {
       settleNanos = Math.max(settleNanos, l.updatePeriodNanos());
     }
     clock.idleUntil(clock.nanoTime() + settleNanos);

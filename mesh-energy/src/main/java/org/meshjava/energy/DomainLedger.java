@@ -129,8 +129,9 @@ final class DomainLedger implements LivenessProbe.Target {
    * and one that does was lost (a caller that dropped its handle) or belongs to an engine that
    * never returned. Such a window would otherwise overlap every later window on the counter, in
    * every meter of the process (the count is process-wide), for the life of the process. Past this
-   * age it is taken out of the books at the next read of the counter in its own meter: it receives
-   * no more energy, no longer overlaps later windows, and its own figure, if it ever closes, is the
+   * age it is taken out of the books at the next read of the counter by any meter of the process
+   * ({@link OpenWindows#expireStale}), the one that opened it closed since or not: it receives no
+   * more energy, no longer overlaps later windows, and its own figure, if it ever closes, is the
    * estimator's. An engine still working past it is background load from then on, as another
    * process's is.
    */
@@ -138,10 +139,11 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
-    // When the enter began, by the caller's clock: the window's age is counted from it. Brought
-    // back to the first read after a step back of the clock (restartTimes), or a window lost
-    // before the step would overlap later ones for the hour and the step besides.
-    private long openedNanos;
+    // Its place in the process's count of windows on the counter, which also keeps its age: from
+    // when the enter began, by the caller's clock, brought back to any reading earlier than that (a
+    // step back of the clock), or a window lost before the step would overlap later ones for the
+    // hour and the step besides.
+    private final OpenWindows.Counted counted;
     private final long epoch;
     private final long totalAtOpen;
     private final long openReadEndNanos;
@@ -153,19 +155,17 @@ final class DomainLedger implements LivenessProbe.Target {
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
-    // Still counted in OpenWindows; a stale window is counted out before its close.
-    private boolean countedIn = true;
     // Taken out of the books past STALE_WINDOW_NANOS.
     private boolean stale;
 
     private Share(
-        long openedNanos,
+        OpenWindows.Counted counted,
         long epoch,
         long totalAtOpen,
         long openReadEndNanos,
         boolean trustedAtOpen,
         long sinceLastLeaveNanos) {
-      this.openedNanos = openedNanos;
+      this.counted = counted;
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openReadEndNanos = openReadEndNanos;
@@ -384,20 +384,20 @@ final class DomainLedger implements LivenessProbe.Target {
     // no window comes back to close, and the count left up would overlap every later window on
     // the counter, in every meter, for the life of the process.
     expireStale(nowNanos);
-    int openOnCounter = OpenWindows.opened(hardware);
+    OpenWindows.Counted counted = OpenWindows.opened(hardware, clock, nowNanos);
     boolean registered = false;
     try {
-      Share share = enterCounted(nowNanos, openOnCounter);
+      Share share = enterCounted(nowNanos, counted);
       registered = true;
       return share;
     } finally {
       if (!registered) {
-        OpenWindows.closed(hardware);
+        OpenWindows.closed(counted);
       }
     }
   }
 
-  private Share enterCounted(long nowNanos, int openOnCounter) {
+  private Share enterCounted(long nowNanos, OpenWindows.Counted counted) {
     boolean readOk = true;
     long total = lastTotal;
     entering = true;
@@ -417,7 +417,7 @@ final class DomainLedger implements LivenessProbe.Target {
         leftOnce ? openReadStartNanos - lastLeaveReadStartNanos : Long.MAX_VALUE;
     boolean overlapped =
         !open.isEmpty()
-            || openOnCounter > 1
+            || counted.openOnCounter() > 1
             || OpenWindows.on(hardware) > 1
             || sinceLastLeaveNanos < updatePeriodNanos;
     for (Share s : open) {
@@ -425,7 +425,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     Share share =
         new Share(
-            nowNanos,
+            counted,
             epoch,
             total,
             readOk ? lastReadEndNanos : nowNanos,
@@ -511,22 +511,27 @@ final class DomainLedger implements LivenessProbe.Target {
     countOut(share);
   }
 
-  private void countOut(Share share) {
-    if (share.countedIn) {
-      share.countedIn = false;
-      OpenWindows.closed(hardware);
-    }
+  private static boolean countOut(Share share) {
+    return OpenWindows.closed(share.counted);
   }
 
-  /** Takes every window open longer than {@link #STALE_WINDOW_NANOS} out of the books. */
+  /**
+   * Takes every window open longer than {@link #STALE_WINDOW_NANOS} out of the books: this ledger's
+   * own, and those of every other meter on the counter, a closed one's too ({@link
+   * OpenWindows#expireStale}). An own window another meter counted out already leaves these books
+   * here, without a second line.
+   */
   private void expireStale(long nowNanos) {
     for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
       Share s = it.next();
-      long ageNanos = nowNanos - s.openedNanos;
-      if (ageNanos >= STALE_WINDOW_NANOS) {
+      long ageNanos = s.counted.ageNanos(nowNanos);
+      boolean countedOutElsewhere = !s.counted.isIn();
+      if (countedOutElsewhere || ageNanos >= STALE_WINDOW_NANOS) {
         it.remove();
         s.stale = true;
-        countOut(s);
+        if (!countOut(s)) {
+          continue;
+        }
         LOG.warn(
             "a window open on energy counter {} ({}) for {} min is taken as gone (its handle was"
                 + " lost or its engine never returned): it no longer overlaps later windows, and"
@@ -535,6 +540,14 @@ final class DomainLedger implements LivenessProbe.Target {
             channel.domain(),
             ageNanos / 60_000_000_000L);
       }
+    }
+    for (OpenWindows.Expired e : OpenWindows.expireStale(hardware)) {
+      LOG.warn(
+          "a window of another meter (closed since, or yet to read the counter) open on energy"
+              + " counter {} ({}) for {} min is taken as gone: it no longer overlaps later windows",
+          channel.name(),
+          channel.domain(),
+          e.ageNanos() / 60_000_000_000L);
     }
   }
 
@@ -719,9 +732,14 @@ final class DomainLedger implements LivenessProbe.Target {
     }
   }
 
-  /** A failed read demotes a live counter; one that is not live stays as its probe left it. */
+  /**
+   * A failed read demotes a live counter; one that is not live stays as its probe left it. A read
+   * refused because the meter was closed (a window closing after its meter) is no fault of the
+   * counter: no WARN tells the operator it fell back to the estimator until a re-probe that a
+   * closed meter never runs.
+   */
   private void failed(CounterException e) {
-    if (state == CounterState.LIVE) {
+    if (state == CounterState.LIVE && !released) {
       demote(
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
           String.valueOf(e.getMessage()));
@@ -925,9 +943,7 @@ final class DomainLedger implements LivenessProbe.Target {
     lastProbeNanos = Math.min(lastProbeNanos, nowNanos);
     lastDemotionNanos = Math.min(lastDemotionNanos, nowNanos);
     reprobeNotBeforeNanos = Math.min(reprobeNotBeforeNanos, nowNanos);
-    for (Share s : open) {
-      s.openedNanos = Math.min(s.openedNanos, nowNanos);
-    }
+    // The open windows' ages are brought back by expireStale, which follows at this same time.
   }
 
   /**

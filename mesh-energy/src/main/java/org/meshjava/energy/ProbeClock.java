@@ -12,46 +12,23 @@ interface ProbeClock {
   /** A monotonic time in nanoseconds. */
   long nanoTime();
 
-  /** Keeps the calling thread busy until {@link #nanoTime()} reaches {@code deadlineNanos}. */
+  /**
+   * Keeps the calling thread busy until {@link #nanoTime()} reaches {@code deadlineNanos}, or,
+   * should the clock step back meanwhile, for about as long as was left of the wait: the step is
+   * not waited out, and the caller sees it at its next reading.
+   */
   void burnUntil(long deadlineNanos);
 
   /**
    * Lets the calling thread rest, burning nothing, until {@link #nanoTime()} reaches {@code
-   * deadlineNanos}; returns early, the interrupt flag still set, when the thread is interrupted.
+   * deadlineNanos} (a step back of the clock is not waited out, as for {@link #burnUntil}); returns
+   * early, the interrupt flag still set, when the thread is interrupted.
    */
   void idleUntil(long deadlineNanos);
 
-  /** The real clock: {@link System#nanoTime()}, a busy arithmetic loop, and parking. */
-  ProbeClock SYSTEM =
-      new ProbeClock() {
-        @Override
-        public long nanoTime() {
-          return System.nanoTime();
-        }
-
-        @Override
-        public void burnUntil(long deadlineNanos) {
-          long x = deadlineNanos;
-          while (System.nanoTime() < deadlineNanos) {
-            for (int i = 0; i < 1_000; i++) {
-              // xorshift keeps the core busy; the result feeds the loop so it is not elided
-              x ^= x << 13;
-              x ^= x >>> 7;
-              x ^= x << 17;
-            }
-            if (x == 42) {
-              Thread.onSpinWait();
-            }
-          }
-        }
-
-        @Override
-        public void idleUntil(long deadlineNanos) {
-          long left;
-          while ((left = deadlineNanos - System.nanoTime()) > 0
-              && !Thread.currentThread().isInterrupted()) {
-            LockSupport.parkNanos(left);
-          }
-        }
-      };
+  /**
+   * The real clock: {@link System#nanoTime()}, a busy arithmetic loop, and parking; each wait
+   * counts only the time that moved forward during it ({@link SystemProbeClock}).
+   */
+  ProbeClock SYSTEM = new SystemProbeClock(System::nanoTime, LockSupport::parkNanos);
 }

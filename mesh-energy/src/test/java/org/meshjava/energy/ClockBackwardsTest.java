@@ -2,9 +2,6 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EnergyDomain;
@@ -29,42 +26,10 @@ class ClockBackwardsTest {
   private final TimedCounter counter = TimedCounter.rapl(CPU0, base);
 
   /** Package 0's counter, which wraps unless read every 100 ms. */
-  private final EnergyChannel wrapping =
-      new EnergyChannel() {
-        @Override
-        public String name() {
-          return counter.name();
-        }
-
-        @Override
-        public EnergyDomain domain() {
-          return CPU0;
-        }
-
-        @Override
-        public long readTotalUj() throws CounterException {
-          return counter.readTotalUj();
-        }
-
-        @Override
-        public long maxReadGapNanos() {
-          return MAX_READ_GAP_NANOS;
-        }
-      };
+  private final EnergyChannel wrapping = ForwardingChannel.readEvery(counter, MAX_READ_GAP_NANOS);
 
   private CounterMeter meter() {
-    CounterMeter meter =
-        new CounterMeter(
-            List.of(wrapping),
-            List.of(),
-            LivenessPolicy.standard(),
-            Duration.ofMinutes(10),
-            Optional.empty(),
-            clock,
-            r -> {});
-    meter.probeNow();
-    assertThat(meter.liveDomains()).containsExactly(CPU0);
-    return meter;
+    return ProbedMeter.overPackageZero(wrapping, clock, r -> {});
   }
 
   /** A serve of {@code millis} alone on package 0, opened 5 ms on; returns its grade. */

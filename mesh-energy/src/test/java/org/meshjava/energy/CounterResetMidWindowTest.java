@@ -26,20 +26,10 @@ class CounterResetMidWindowTest {
 
   /** The counter, counting from zero again once {@link #resetAtUj} is set. */
   private final EnergyChannel resetting =
-      new EnergyChannel() {
-        @Override
-        public String name() {
-          return counter.name();
-        }
-
-        @Override
-        public EnergyDomain domain() {
-          return CPU0;
-        }
-
+      new ForwardingChannel(counter) {
         @Override
         public long readTotalUj() throws CounterException {
-          long total = counter.readTotalUj();
+          long total = super.readTotalUj();
           return resetAtUj < 0 ? total : total - resetAtUj;
         }
       };

@@ -29,12 +29,11 @@ class ImplausibleReadingTest {
    * A counter over a {@link TimedCounter} whose published total the test can shift, as a driver
    * that republishes garbage would.
    */
-  private static final class Shifted implements EnergyChannel {
-    private final TimedCounter counter;
+  private static final class Shifted extends ForwardingChannel {
     private volatile long shiftUj;
 
     Shifted(TimedCounter counter) {
-      this.counter = counter;
+      super(counter);
     }
 
     void shift(long uj) {
@@ -42,18 +41,8 @@ class ImplausibleReadingTest {
     }
 
     @Override
-    public String name() {
-      return counter.name();
-    }
-
-    @Override
-    public EnergyDomain domain() {
-      return counter.domain();
-    }
-
-    @Override
     public long readTotalUj() throws CounterException {
-      return counter.readTotalUj() + shiftUj;
+      return super.readTotalUj() + shiftUj;
     }
   }
 

@@ -3,6 +3,7 @@ package org.meshjava.energy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -25,28 +26,13 @@ class OpenFailureCountTest {
 
   /** The counter, whose domain() throws while {@code failing} is set (met only by a log line). */
   private static EnergyChannel failingToName(TimedCounter counter, AtomicBoolean failing) {
-    return new EnergyChannel() {
-      @Override
-      public String name() {
-        return counter.name();
-      }
-
+    return new ForwardingChannel(counter) {
       @Override
       public EnergyDomain domain() {
         if (failing.get()) {
           throw new OutOfMemoryError("Java heap space");
         }
-        return counter.domain();
-      }
-
-      @Override
-      public Object hardware() {
-        return counter.hardware();
-      }
-
-      @Override
-      public long readTotalUj() throws CounterException {
-        return counter.readTotalUj();
+        return super.domain();
       }
     };
   }
@@ -72,35 +58,82 @@ class OpenFailureCountTest {
     }
   }
 
+  /**
+   * Probes handed over are kept, never run, until the test runs them; while {@code noThread} is
+   * set, handing one over fails as an executor that cannot start a thread does, after queuing it
+   * first where {@code queuesFirst} (as a ScheduledThreadPoolExecutor does: it runs later, once a
+   * thread starts).
+   */
+  private static final class ThreadlessExecutor implements Executor {
+    final List<Runnable> handed = new CopyOnWriteArrayList<>();
+    final AtomicBoolean noThread = new AtomicBoolean();
+    private final boolean queuesFirst;
+
+    ThreadlessExecutor(boolean queuesFirst) {
+      this.queuesFirst = queuesFirst;
+    }
+
+    @Override
+    public void execute(Runnable r) {
+      if (queuesFirst) {
+        handed.add(r);
+      }
+      if (noThread.get()) {
+        throw new OutOfMemoryError("unable to create native thread");
+      }
+      if (!queuesFirst) {
+        handed.add(r);
+      }
+    }
+  }
+
+  /**
+   * A serve whose open's read fails: the counter is demoted and its re-probe due at once, after
+   * entering, when no thread can be started for it; the close, a thread to be had again, hands the
+   * re-probe over. The serve is the estimator's, and nothing is left counted.
+   */
+  private void serveWhoseReprobeCannotStartAtTheOpen(
+      CounterMeter meter, ThreadlessExecutor probes) {
+    counter.failWith(CounterIssue.READ_FAILED);
+    probes.noThread.set(true);
+    clock.advanceMillis(5);
+    MeterWindow w = ScheduleFailureTest.openOrFail(meter);
+    counter.failWith(null);
+    probes.noThread.set(false);
+    clock.advanceMillis(50);
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    assertThat(OpenWindows.on(counter.hardware())).isZero();
+  }
+
   @Test
   void aProbeThatCouldNotBeStartedAtAnOpen_failsNoServe_andIsStartedAtTheNext() {
-    CopyOnWriteArrayList<Runnable> handed = new CopyOnWriteArrayList<>();
-    AtomicBoolean noThread = new AtomicBoolean();
-    Executor probes =
-        r -> {
-          if (noThread.get()) {
-            throw new OutOfMemoryError("unable to create native thread");
-          }
-          handed.add(r);
-        };
+    ThreadlessExecutor probes = new ThreadlessExecutor(false);
     try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, probes)) {
-      // The open's read fails: the counter is demoted and its re-probe due at once, after entering.
-      counter.failWith(CounterIssue.READ_FAILED);
-      noThread.set(true);
-      clock.advanceMillis(5);
-      MeterWindow w;
-      try {
-        w = meter.open(Set.of(CPU0));
-      } catch (RuntimeException | Error e) {
-        throw new AssertionError("the open threw " + e, e);
-      }
-      counter.failWith(null);
-      noThread.set(false);
-      clock.advanceMillis(50);
-      assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
-      assertThat(handed).as("the re-probe, handed over at the close").hasSize(1);
-      handed.getFirst().run();
+      serveWhoseReprobeCannotStartAtTheOpen(meter, probes);
+      assertThat(probes.handed).as("the re-probe, handed over at the close").hasSize(1);
+      probes.handed.getFirst().run();
+      assertThat(meter.liveDomains()).containsExactly(CPU0);
+      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+    }
+  }
+
+  /**
+   * The executor queues the probe, then fails to start the thread that would run it (as a
+   * ScheduledThreadPoolExecutor does): the probe taken for lost runs later, once the thread starts.
+   */
+  @Test
+  void aProbeQueuedThoughItsStartFailed_doesNothingWhenItRunsAfterItsClaimWasGivenBack() {
+    ThreadlessExecutor probes = new ThreadlessExecutor(true);
+    try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, probes)) {
+      serveWhoseReprobeCannotStartAtTheOpen(meter, probes);
+      assertThat(probes.handed)
+          .as("the probe queued at the open, and the one handed over at the close")
+          .hasSize(2);
+      probes.handed.getFirst().run();
+      assertThat(meter.liveDomains())
+          .as("live after the probe whose start failed ran late")
+          .isEmpty();
+      probes.handed.get(1).run();
       assertThat(meter.liveDomains()).containsExactly(CPU0);
       assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
     }

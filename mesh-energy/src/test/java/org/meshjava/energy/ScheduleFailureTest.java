@@ -65,27 +65,7 @@ class ScheduleFailureTest {
 
   /** A counter that wraps, so the meter reads it on a timer (every 30 s). */
   static EnergyChannel wrapping(TimedCounter counter) {
-    return new EnergyChannel() {
-      @Override
-      public String name() {
-        return counter.name();
-      }
-
-      @Override
-      public EnergyDomain domain() {
-        return counter.domain();
-      }
-
-      @Override
-      public long readTotalUj() throws CounterException {
-        return counter.readTotalUj();
-      }
-
-      @Override
-      public long maxReadGapNanos() {
-        return WRAP_GAP_NANOS;
-      }
-    };
+    return ForwardingChannel.readEvery(counter, WRAP_GAP_NANOS);
   }
 
   private CounterMeter meter(RefusingThread thread) {
@@ -119,7 +99,7 @@ class ScheduleFailureTest {
    * OutOfMemoryError as fatal, past the test, which ended the whole Surefire fork (every later test
    * class in it unrun) where the scheduling failure reached the open.
    */
-  private static MeterWindow openOrFail(CounterMeter meter) {
+  static MeterWindow openOrFail(CounterMeter meter) {
     try {
       return meter.open(Set.of(CPU0));
     } catch (RuntimeException | Error e) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.Provenance;
 
 /**
  * A window never closed is taken out of the books an hour after it opened ({@link
@@ -29,15 +28,8 @@ class StaleWindowClockStepTest {
       clock.stepBack(10 * HOUR_NANOS);
       base.advanceMillis(5);
       meter.pollCounters(); // the first read after the step
-      base.advanceMillis(59 * MINUTE_MS);
-      assertThat(ProbedMeter.serveAlone(meter, base))
-          .as("a serve beside the lost window, 59 min after the step")
-          .isEqualTo(Provenance.ModelBased);
-      base.advanceMillis(MINUTE_MS);
-      assertThat(ProbedMeter.serveAlone(meter, base))
-          .as("a serve alone, the lost window an hour old counted from the step")
-          .isEqualTo(Provenance.HwShunt);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
+      StaleWindowTest.overlapsUntilAnHourOld(
+          meter, base, counter.hardware(), "the lost window, counted from the step,");
       lost.abandon();
       assertThat(OpenWindows.on(counter.hardware())).isZero();
     }

@@ -18,43 +18,79 @@ class StaleWindowTest {
   private final FakeClock clock = new FakeClock();
   private final TimedCounter counter = TimedCounter.rapl(ProbedMeter.CPU0, clock);
 
+  /**
+   * Serves alone in {@code meter} from 59 minutes after the window described as {@code lost} was
+   * opened (or its age brought back to): a serve then overlaps it, one a minute later is a reading,
+   * and nothing is counted open on {@code hardware} any longer. The check every lost window of this
+   * family ends with.
+   */
+  static void overlapsUntilAnHourOld(
+      CounterMeter meter, FakeClock clock, Object hardware, String lost) {
+    clock.advanceMillis(59 * MINUTE_MS);
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("a serve beside %s, 59 min on", lost)
+        .isEqualTo(Provenance.ModelBased);
+    clock.advanceMillis(MINUTE_MS);
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("a serve alone, %s an hour old", lost)
+        .isEqualTo(Provenance.HwShunt);
+    assertThat(OpenWindows.on(hardware)).as("windows counted open").isZero();
+  }
+
+  /**
+   * Closes {@code lost}, taken out of the books already: its own figure is the estimator's, it
+   * leaves nothing counted, and the next serve in {@code meter} alone is a reading.
+   */
+  private void closesAsTheEstimators(MeterWindow lost, CounterMeter meter, String what) {
+    assertThat(lost.close(1).provenance())
+        .as("%s's own figure", what)
+        .isEqualTo(Provenance.Estimator);
+    assertThat(OpenWindows.on(counter.hardware())).isZero();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+  }
+
   @Test
   void aWindowNeverClosed_overlapsLaterServesForAnHourOnly() {
     try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, r -> {})) {
       clock.advanceMillis(5);
       MeterWindow lost = meter.open(Set.of(ProbedMeter.CPU0));
-      clock.advanceMillis(59 * MINUTE_MS);
-      assertThat(ProbedMeter.serveAlone(meter, clock))
-          .as("a serve beside a window open 59 min")
-          .isEqualTo(Provenance.ModelBased);
-      clock.advanceMillis(MINUTE_MS);
-      assertThat(ProbedMeter.serveAlone(meter, clock))
-          .as("a serve alone once the window left open is an hour old")
-          .isEqualTo(Provenance.HwShunt);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
-      assertThat(lost.close(1).provenance())
-          .as("the stale window's own figure")
-          .isEqualTo(Provenance.Estimator);
-      assertThat(OpenWindows.on(counter.hardware())).isZero();
-      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+      overlapsUntilAnHourOld(meter, clock, counter.hardware(), "the window left open");
+      closesAsTheEstimators(lost, meter, "the stale window");
     }
   }
 
+  /**
+   * Pinned, before session 35, that the other meter's first serve still found the stale window
+   * counted (ModelBased) until the read in the stale window's own meter took it out; any meter's
+   * read of the counter takes it out now, so that serve is a reading.
+   */
   @Test
-  void aStaleWindowOfAnotherMeter_isTakenOutAtItsMetersNextRead() {
+  void aStaleWindowOfAnotherMeter_isTakenOutAtTheNextReadOfEitherMeter() {
     TimedCounter other = TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(counter);
     try (CounterMeter a = ProbedMeter.overPackageZero(counter, clock, r -> {});
         CounterMeter b = ProbedMeter.overPackageZero(other, clock, r -> {})) {
       clock.advanceMillis(5);
       MeterWindow lost = a.open(Set.of(ProbedMeter.CPU0));
       clock.advanceMillis(61 * MINUTE_MS);
-      // The first serve in the other meter finds it still counted; its open reads the counter in
-      // the stale window's meter, which takes it out.
-      assertThat(ProbedMeter.serveAlone(b, clock)).isEqualTo(Provenance.ModelBased);
+      assertThat(ProbedMeter.serveAlone(b, clock)).isEqualTo(Provenance.HwShunt);
       assertThat(ProbedMeter.serveAlone(b, clock)).isEqualTo(Provenance.HwShunt);
       assertThat(ProbedMeter.serveAlone(a, clock)).isEqualTo(Provenance.HwShunt);
       lost.abandon();
       assertThat(OpenWindows.on(counter.hardware())).isZero();
+    }
+  }
+
+  @Test
+  void aWindowLostInAMeterClosedSince_overlapsLaterServesForAnHourOnly() {
+    TimedCounter other = TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(counter);
+    try (CounterMeter b = ProbedMeter.overPackageZero(other, clock, r -> {})) {
+      MeterWindow lost;
+      try (CounterMeter a = ProbedMeter.overPackageZero(counter, clock, r -> {})) {
+        clock.advanceMillis(5);
+        lost = a.open(Set.of(ProbedMeter.CPU0));
+      }
+      overlapsUntilAnHourOld(b, clock, counter.hardware(), "the window lost in a closed meter");
+      closesAsTheEstimators(lost, b, "the lost window");
     }
   }
 }

@@ -28,15 +28,14 @@ class TwoMetersContentionTest {
   private static final int THREADS_PER_METER = 3;
   private static final int SERVES = 60;
 
-  private final FakeClock clock = new FakeClock();
-  private final TimedCounter first = TimedCounter.rapl(ProbedMeter.CPU0, clock);
-  private final TimedCounter second =
-      TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(first);
+  private final TwoMetersOnePackage pkg = new TwoMetersOnePackage();
+  private final FakeClock clock = pkg.clock;
+  private final TimedCounter first = pkg.first;
 
   @Test
   void concurrentServesInTwoMeters_neitherHang_norSumOverTheDraw_norLeaveACount() throws Exception {
-    try (CounterMeter a = ProbedMeter.overPackageZero(first, clock, r -> {});
-        CounterMeter b = ProbedMeter.overPackageZero(second, clock, r -> {})) {
+    try (CounterMeter a = pkg.overFirst();
+        CounterMeter b = pkg.overSecond()) {
       clock.advanceMillis(5);
       long before = first.drawnUj();
       AtomicLong figures = new AtomicLong();

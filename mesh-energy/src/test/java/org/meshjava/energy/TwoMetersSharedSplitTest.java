@@ -16,30 +16,20 @@ import org.meshjava.core.Provenance;
  * closed was a reading holding the end of that serve. Fake time, no sleeps.
  */
 class TwoMetersSharedSplitTest {
-  private static final long WORK_UJ = 1_000_000;
+  private static final long WORK_UJ = TwoMetersOnePackage.WORK_UJ;
 
-  private final FakeClock clock = new FakeClock();
-  private final TimedCounter first = TimedCounter.rapl(ProbedMeter.CPU0, clock);
-  private final TimedCounter second =
-      TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(first);
+  private final TwoMetersOnePackage pkg = new TwoMetersOnePackage();
+  private final FakeClock clock = pkg.clock;
 
   @Test
   void concurrentServesInTwoMeters_sumToNoMoreThanTheCounterDrew() {
-    try (CounterMeter a = clock.watch(ProbedMeter.overPackageZero(first, clock, r -> {}));
-        CounterMeter b = clock.watch(ProbedMeter.overPackageZero(second, clock, r -> {}))) {
+    try (CounterMeter a = clock.watch(pkg.overFirst());
+        CounterMeter b = clock.watch(pkg.overSecond())) {
+      TwoMetersOnePackage.Overlap both = pkg.overlapOverWork(a, b);
+      Energy ofB = both.inB().close(1);
       clock.advanceMillis(5);
-      long before = first.drawnUj();
-      MeterWindow inA = a.open(Set.of(ProbedMeter.CPU0));
-      clock.advanceMillis(5);
-      MeterWindow inB = b.open(Set.of(ProbedMeter.CPU0));
-      clock.advanceMillis(20);
-      first.work(WORK_UJ); // one package: the same joule in both meters' channels
-      second.work(WORK_UJ);
-      clock.advanceMillis(30);
-      Energy ofB = inB.close(1);
-      clock.advanceMillis(5);
-      Energy ofA = inA.close(1);
-      long drawn = first.drawnUj() - before;
+      Energy ofA = both.inA().close(1);
+      long drawn = pkg.drawnSince(both.beforeUj());
 
       assertThat(ofA.provenance()).isEqualTo(Provenance.ModelBased);
       assertThat(ofB.provenance()).isEqualTo(Provenance.ModelBased);
@@ -53,8 +43,8 @@ class TwoMetersSharedSplitTest {
 
   @Test
   void aServeOpenedInOneMeterRightAfterTheOthersClose_holdsItsTail() {
-    try (CounterMeter a = clock.watch(ProbedMeter.overPackageZero(first, clock, r -> {}));
-        CounterMeter b = clock.watch(ProbedMeter.overPackageZero(second, clock, r -> {}))) {
+    try (CounterMeter a = clock.watch(pkg.overFirst());
+        CounterMeter b = clock.watch(pkg.overSecond())) {
       clock.advanceMillis(5);
       MeterWindow inA = a.open(Set.of(ProbedMeter.CPU0));
       clock.advanceMillis(50);
