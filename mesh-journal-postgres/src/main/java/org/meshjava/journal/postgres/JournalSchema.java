@@ -1294,6 +1294,31 @@ final class JournalSchema {
     };
   }
 
+  /**
+   * The statements that drop each rule on table {@code table} of {@code t}'s schema, as an operator
+   * runs them: the rule's name quoted by the server ({@code quote_ident}), whose rules (its
+   * keywords, a name with capitals, a space or a quote) are the ones that count, and the table in
+   * full ({@link #qualified}).
+   */
+  static List<String> dropRules(Connection c, JournalTables t, String table) throws SQLException {
+    String on = qualified(c, t, table);
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.quote_ident(rulename::pg_catalog.text) FROM pg_catalog.pg_rewrite"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) "
+                + t.oid("?::pg_catalog.text")
+                + " ORDER BY rulename")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add("DROP RULE " + rs.getString(1) + " ON " + on);
+        }
+      }
+    }
+    return out;
+  }
+
   /** The first column of {@code sql}'s rows, as text, in order. */
   private static List<String> column(Connection c, String sql) throws SQLException {
     List<String> out = new ArrayList<>();

@@ -1007,8 +1007,9 @@ public final class PostgresJournal implements Journal {
                   + carried("a rule")
                   + "), under which the server may write the records elsewhere and answer them"
                   + " as stored. Nothing of the batch is committed and nothing more is written;"
-                  + " drop it (DROP RULE name ON "
-                  + JournalSchema.qualified(connection, tables, "mesh_journal_record")
+                  + " drop it ("
+                  + String.join(
+                      "; ", JournalSchema.dropRules(connection, tables, "mesh_journal_record"))
                   + "), then restart the steward",
               null);
         }
