@@ -30,7 +30,7 @@ record StewardRoleJournal(String database, String name, String role) {
       }
     }
     StewardRoleJournal made = new StewardRoleJournal(database, name, role);
-    String quoted = '"' + role.replace("\"", "\"\"") + '"';
+    String quoted = made.quotedRole();
     made.sql(
         "CREATE ROLE " + quoted + " LOGIN",
         "GRANT SELECT, INSERT, UPDATE ON mesh_journal_owner, mesh_journal_record,"
@@ -74,6 +74,32 @@ record StewardRoleJournal(String database, String name, String role) {
     store.save(PostgresSnapshotStoreTest.at(3));
     store.save(PostgresSnapshotStoreTest.at(4));
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(4);
+  }
+
+  /**
+   * Takes every privilege on the journal's tables from the role and grants it exactly the columns
+   * the journal uses (SPEC.md 60.7): {@code UPDATE} on the owner table's epoch and home columns
+   * alone and on the snapshot alone, {@code DELETE} on the snapshot table, nothing table-wide else.
+   */
+  void grantOnlyTheColumnsTheJournalUses() throws Exception {
+    String quoted = quotedRole();
+    sql(
+        "REVOKE ALL ON mesh_journal_owner, mesh_journal_record, mesh_journal_snapshot FROM "
+            + quoted,
+        "GRANT SELECT (journal, epoch, cluster_id, database_oid),"
+            + " INSERT (journal, epoch, cluster_id, database_oid),"
+            + " UPDATE (epoch, cluster_id, database_oid) ON mesh_journal_owner TO "
+            + quoted,
+        "GRANT SELECT (journal, seq, line), INSERT (journal, seq, line) ON mesh_journal_record TO "
+            + quoted,
+        "GRANT SELECT (journal, count, snapshot), INSERT (journal, count, snapshot),"
+            + " UPDATE (snapshot), DELETE ON mesh_journal_snapshot TO "
+            + quoted);
+  }
+
+  /** The role's name as an SQL identifier. */
+  String quotedRole() {
+    return JournalTables.quotedIdentifier(role);
   }
 
   /** Runs {@code statements} in the journal's database as the superuser, as the DBA. */
