@@ -46,7 +46,12 @@ record StewardRoleJournal(String database, String name, String role) {
 
   /** The journal's database reached as the role. */
   PostgresLocation asRole() {
-    return PostgresLocation.parse(url(role, database));
+    return asRole("");
+  }
+
+  /** The journal's database reached as the role, the URL ending in {@code query}. */
+  PostgresLocation asRole(String query) {
+    return PostgresLocation.parse(url(role, database) + query);
   }
 
   /** A URL of {@code database} on the shared test server, reached as {@code role} (any name). */
@@ -64,13 +69,18 @@ record StewardRoleJournal(String database, String name, String role) {
    * (the second replacing nothing and keeping the first): what a steward does with its tables.
    */
   void opensAppendsAndSaves() throws Exception {
-    try (PostgresJournal j = PostgresJournal.open(asRole(), name)) {
+    opensAppendsAndSaves(asRole());
+  }
+
+  /** As {@link #opensAppendsAndSaves()}, at {@code at}. */
+  void opensAppendsAndSaves(PostgresLocation at) throws Exception {
+    try (PostgresJournal j = PostgresJournal.open(at, name)) {
       assertThat(j.epoch()).isEqualTo(2);
       long before = j.position().count();
       j.append(PostgresJournalTest.authorised(1));
       assertThat(j.position().count()).isEqualTo(before + 1);
     }
-    PostgresSnapshotStore store = PostgresSnapshotStore.of(asRole(), name);
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(at, name);
     store.save(PostgresSnapshotStoreTest.at(3));
     store.save(PostgresSnapshotStoreTest.at(4));
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(4);
