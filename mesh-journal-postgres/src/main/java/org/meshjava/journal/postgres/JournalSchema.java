@@ -18,7 +18,9 @@ import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
 
 /**
- * The journal's tables and the statements over them (SPEC.md section 60.7). Stateless.
+ * The journal's tables and the statements over them (SPEC.md section 60.7). Every statement names
+ * the tables of the {@link JournalTables} it is given in full, and never depends on the session's
+ * {@code search_path}. Stateless.
  *
  * <pre>
  * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint,       -- one row per journal
@@ -418,7 +420,7 @@ final class JournalSchema {
 
   /**
    * Refuses to go on where the journal's owner row, its marker since its first opening, is in
-   * another schema than the session's (the one {@link PostgresLocation#connect} pinned): a role or
+   * another schema than {@code t}'s (the one {@link PostgresLocation#session} pinned): a role or
    * database setting that changed the search path, or a schema ahead of the journal's gaining
    * tables of the same names, would otherwise open fresh or foreign tables, and every grant's
    * budget would come back. Where the URL names no schema, a row in another schema is refused even
@@ -744,8 +746,8 @@ final class JournalSchema {
   }
 
   /**
-   * The session's role where row-level security applies to it on table {@code table} of the
-   * session's schema (a policy may hide rows from it), or empty where it does not.
+   * The session's role where row-level security applies to it on table {@code table} of the schema
+   * of {@code t} (a policy may hide rows from it), or empty where it does not.
    */
   static Optional<String> rowSecurityFor(Connection c, JournalTables t, String table)
       throws SQLException {
@@ -1160,8 +1162,8 @@ final class JournalSchema {
   }
 
   /**
-   * Table {@code table} of the session's schema as a statement an operator copies names it: with
-   * its schema, each part quoted where it must be (by the server's rules), so that it reaches this
+   * Table {@code table} of {@code t}'s schema as a statement an operator copies names it: with its
+   * schema, each part quoted where it must be (by the server's rules), so that it reaches this
    * table whatever the search path of the session it is run in ({@code table} alone where the
    * schema has no such table).
    */
@@ -1239,7 +1241,7 @@ final class JournalSchema {
 
   /**
    * The triggers that the server fires in this session and the rules on table {@code table} of the
-   * session's schema that the journal did not create (none of its own are internal), by kind and
+   * schema of {@code t} that the journal did not create (none of its own are internal), by kind and
    * name. The comparisons name pg_catalog's operators, and the words are made here rather than by
    * the server's {@code ||}: an {@code oid = regclass} or a {@code text || name} in the journal's
    * schema would be chosen over pg_catalog's, hiding the table's triggers or renaming them.
