@@ -18,7 +18,9 @@ import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
 
 /**
- * The journal's tables and the statements over them (SPEC.md section 60.7). Stateless.
+ * The journal's tables and the statements over them (SPEC.md section 60.7). Every statement names
+ * the tables of the {@link JournalTables} it is given in full, and never depends on the session's
+ * {@code search_path}. Stateless.
  *
  * <pre>
  * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint,       -- one row per journal
@@ -55,27 +57,40 @@ final class JournalSchema {
    * and answers them from there, so every other column would read as the rows stored (the rules are
    * read in the statement's own snapshot, taken after its locks, so one put on while the steward
    * runs is seen by the statement it rewrites). Parameters: journal, epoch, seq[], line[], journal,
-   * journal.
+   * journal. Every name in full ({@link JournalTables}): a trigger run by the insert may change the
+   * session's path for the rest of the transaction.
    */
-  static final String FENCED_INSERT =
-      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
-          + " given AS (SELECT r.seq, r.line FROM unnest(?::bigint[], ?::bytea[]) AS r(seq, line)),"
-          + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
-          + " SELECT ?, g.seq, g.line FROM fence, given g"
-          + " RETURNING journal, seq, line,"
-          // pg_catalog's = and pg_typeof by name: it has no = for regtype, and its pg_typeof takes
-          // "any", so an operator or a pg_typeof(text) in the journal's schema, matching exactly,
-          // would be chosen over them.
-          + " pg_catalog.pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
-          + " AND pg_catalog.pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
-          + " SELECT (SELECT count(*) FROM stored),"
-          + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
-          // As text, so that a column altered to another type compares rather than fails.
-          + " (SELECT count(*) FROM stored s JOIN given g ON s.journal::text = ?"
-          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text),"
-          + " (SELECT count(*) FROM pg_catalog.pg_rewrite WHERE ev_class OPERATOR(pg_catalog.=) "
-          + tableOid("'mesh_journal_record'")
-          + ")";
+  static String fencedInsert(JournalTables t) {
+    return "WITH fence AS (SELECT 1 FROM "
+        + t.owner()
+        + " WHERE journal = ? AND epoch = ? FOR SHARE),"
+        // ROWS FROM, not unnest(a, b): the server reads the two-array form only unqualified.
+        + " given AS (SELECT r.seq, r.line FROM ROWS FROM"
+        + " (pg_catalog.unnest(?::pg_catalog.int8[]), pg_catalog.unnest(?::pg_catalog.bytea[]))"
+        + " AS r(seq, line)),"
+        + " stored AS (INSERT INTO "
+        + t.record()
+        + " (journal, seq, line)"
+        + " SELECT ?, g.seq, g.line FROM fence, given g"
+        + " RETURNING journal, seq, line,"
+        // pg_catalog's = and pg_typeof by name: it has no = for regtype, and its pg_typeof takes
+        // "any", so an operator or a pg_typeof(text) in the journal's schema, matching exactly,
+        // would be chosen over them.
+        + " pg_catalog.pg_typeof(seq) OPERATOR(pg_catalog.=) 'pg_catalog.int8'::pg_catalog.regtype"
+        + " AND pg_catalog.pg_typeof(line) OPERATOR(pg_catalog.=)"
+        + " 'pg_catalog.bytea'::pg_catalog.regtype AS typed)"
+        + " SELECT (SELECT pg_catalog.count(*) FROM stored),"
+        + " (SELECT coalesce(pg_catalog.bool_and(typed), true) FROM stored),"
+        // As text, so that a column altered to another type compares rather than fails.
+        + " (SELECT pg_catalog.count(*) FROM stored s JOIN given g"
+        + " ON s.journal::pg_catalog.text = ?"
+        + " AND s.seq::pg_catalog.text = g.seq::pg_catalog.text"
+        + " AND s.line::pg_catalog.text = g.line::pg_catalog.text),"
+        + " (SELECT pg_catalog.count(*) FROM pg_catalog.pg_rewrite"
+        + " WHERE ev_class OPERATOR(pg_catalog.=) "
+        + t.oid("'mesh_journal_record'")
+        + ")";
+  }
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of
@@ -83,10 +98,10 @@ final class JournalSchema {
    * columns recording where each journal was written ({@link Home}): an owner table made by an
    * earlier version gains them here, but only where this role owns it.
    */
-  static boolean create(Connection c) throws SQLException {
+  static boolean create(Connection c, JournalTables t) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
-        return createOnce(c);
+        return createOnce(c, t);
       } catch (SQLException e) {
         // A steward not holding this lock (an earlier version keyed it otherwise) made a table in
         // the same moment: its commit is what failed ours, so the next attempt finds the table.
@@ -107,17 +122,17 @@ final class JournalSchema {
    */
   private static final Set<String> DUPLICATE_STATES = Set.of("23505", "42P07", "42710");
 
-  private static boolean createOnce(Connection c) throws SQLException {
+  private static boolean createOnce(Connection c, JournalTables t) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
-      if (!exists(c, "mesh_journal_owner")
-          || !exists(c, "mesh_journal_record")
-          || !exists(c, "mesh_journal_snapshot")) {
-        createTables(c, s);
+      if (!exists(c, t, "mesh_journal_owner")
+          || !exists(c, t, "mesh_journal_record")
+          || !exists(c, t, "mesh_journal_snapshot")) {
+        createTables(c, s, t);
       }
       // In a transaction of its own, after the lock is let go: its wait for the owner table is
       // then never part of another opening's wait for the lock (see homeColumns).
-      boolean homed = homeColumns(c, s);
+      boolean homed = homeColumns(c, s, t);
       c.commit();
       return homed;
     } catch (SQLException e) {
@@ -136,23 +151,29 @@ final class JournalSchema {
    * (PostgreSQL 15 no longer gives every role {@code CREATE} on {@code public}) was refused
    * "permission denied for schema public" at every opening and snapshot save.
    */
-  private static void createTables(Connection c, Statement s) throws SQLException {
+  private static void createTables(Connection c, Statement s, JournalTables t) throws SQLException {
     // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
     takeSchemaLock(c, s);
     s.execute(
-        "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
+        "CREATE TABLE IF NOT EXISTS "
+            + t.owner()
+            + " ("
             + " journal text PRIMARY KEY,"
             + " epoch bigint NOT NULL CHECK (epoch > 0),"
             + " cluster_id bigint,"
             + " database_oid bigint)");
     s.execute(
-        "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
+        "CREATE TABLE IF NOT EXISTS "
+            + t.record()
+            + " ("
             + " journal text NOT NULL,"
             + " seq bigint NOT NULL CHECK (seq >= 0),"
             + " line bytea NOT NULL,"
             + " PRIMARY KEY (journal, seq))");
     s.execute(
-        "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
+        "CREATE TABLE IF NOT EXISTS "
+            + t.snapshot()
+            + " ("
             + " journal text NOT NULL,"
             + " count bigint NOT NULL CHECK (count >= 0),"
             + " snapshot bytea NOT NULL,"
@@ -189,7 +210,7 @@ final class JournalSchema {
     }
     try {
       s.execute(
-          "SELECT pg_advisory_xact_lock("
+          "SELECT pg_catalog.pg_advisory_xact_lock("
               + (int) (SCHEMA_LOCK >>> 32)
               + ", "
               + (int) SCHEMA_LOCK
@@ -255,15 +276,16 @@ final class JournalSchema {
    * statement_timeout} runs meanwhile: a DBA's, raised to half the lease, would cancel the
    * statement before its lock's wait ran out.
    */
-  private static boolean homeColumns(Connection c, Statement s) throws SQLException {
+  private static boolean homeColumns(Connection c, Statement s, JournalTables t)
+      throws SQLException {
     try (ResultSet rs =
         s.executeQuery(
             // pg_catalog's = by name: it compares oid with oid only, and an oid = regclass in the
             // journal's schema, answering false, would be chosen over it (and a role that does not
             // own the table would then go on without the columns, unchecked for copies).
-            "SELECT count(*) FROM pg_catalog.pg_attribute"
+            "SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute"
                 + " WHERE attrelid OPERATOR(pg_catalog.=) "
-                + tableOid("'mesh_journal_owner'")
+                + t.oid("'mesh_journal_owner'")
                 + " AND NOT attisdropped"
                 + " AND attname IN ('cluster_id', 'database_oid')")) {
       rs.next();
@@ -280,7 +302,9 @@ final class JournalSchema {
       }
       setLocal(c, Long.toString(wait), "0");
       s.execute(
-          "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
+          "ALTER TABLE "
+              + t.owner()
+              + " ADD COLUMN IF NOT EXISTS cluster_id bigint,"
               + " ADD COLUMN IF NOT EXISTS database_oid bigint");
       return true;
     } catch (SQLException e) {
@@ -366,10 +390,13 @@ final class JournalSchema {
   }
 
   /** The {@link Home} journal {@code journal}'s owner row records, if it records one. */
-  static Optional<Home> recorded(Connection c, String journal) throws SQLException {
+  static Optional<Home> recorded(Connection c, JournalTables t, String journal)
+      throws SQLException {
     return query(
         c,
-        "SELECT cluster_id, database_oid FROM mesh_journal_owner WHERE journal = ?"
+        "SELECT cluster_id, database_oid FROM "
+            + t.owner()
+            + " WHERE journal = ?"
             + " AND cluster_id IS NOT NULL AND database_oid IS NOT NULL",
         journal,
         rs -> rs.next() ? Optional.of(new Home(rs.getLong(1), rs.getLong(2))) : Optional.empty());
@@ -393,7 +420,7 @@ final class JournalSchema {
 
   /**
    * Refuses to go on where the journal's owner row, its marker since its first opening, is in
-   * another schema than the session's (the one {@link PostgresLocation#connect} pinned): a role or
+   * another schema than {@code t}'s (the one {@link PostgresLocation#session} pinned): a role or
    * database setting that changed the search path, or a schema ahead of the journal's gaining
    * tables of the same names, would otherwise open fresh or foreign tables, and every grant's
    * budget would come back. Where the URL names no schema, a row in another schema is refused even
@@ -402,17 +429,19 @@ final class JournalSchema {
    *
    * @throws JournalException {@code MISPLACED}, naming the schemas that hold the journal
    */
-  static void checkHome(Connection c, String journal, PostgresLocation location)
+  static void checkHome(Connection c, JournalTables t, String journal, PostgresLocation location)
       throws SQLException, JournalException {
-    String home;
+    String home = t.schema();
     List<String> others = new ArrayList<>();
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT pg_catalog.current_schema(), n.nspname FROM pg_catalog.pg_class t"
+                "SELECT n.nspname FROM pg_catalog.pg_class t"
                     + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
                     + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
-                    + " AND n.nspname <> pg_catalog.current_schema()"
+                    + " AND n.nspname OPERATOR(pg_catalog.<>) "
+                    + t.schemaLiteral()
+                    + "::pg_catalog.name"
                     // pg_catalog's by name: it has no name !~~ name, and one in the session's
                     // schema (with a name on each side) would be taken over its name !~~ text.
                     + " AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\\_%'"
@@ -425,24 +454,20 @@ final class JournalSchema {
                     + " AND a.attname OPERATOR(pg_catalog.=) 'journal' AND NOT a.attisdropped"
                     + " AND pg_catalog.has_column_privilege(t.oid, a.attnum, 'SELECT'))"
                     + " ORDER BY n.nspname")) {
-      if (!rs.next()) {
-        return;
+      while (rs.next()) {
+        others.add(rs.getString(1));
       }
-      home = rs.getString(1);
-      do {
-        others.add(rs.getString(2));
-      } while (rs.next());
     }
     List<String> holding = new ArrayList<>();
     for (String schema : others) {
-      if (ownerRowIn(c, quoted(schema), journal)) {
+      if (ownerRowIn(c, new JournalTables(schema), journal)) {
         holding.add(schema);
       }
     }
     if (holding.isEmpty()) {
       return;
     }
-    boolean here = ownerRowIn(c, null, journal);
+    boolean here = exists(c, t, "mesh_journal_owner") && ownerRowIn(c, t, journal);
     if (here && location.schema().isPresent()) {
       return;
     }
@@ -467,29 +492,20 @@ final class JournalSchema {
         null);
   }
 
-  /** Whether {@code schema}'s owner table (the session's own when null) has a row for journal. */
-  private static boolean ownerRowIn(Connection c, @Nullable String schema, String journal)
+  /** Whether the owner table of {@code t}'s schema has a row for journal {@code journal}. */
+  private static boolean ownerRowIn(Connection c, JournalTables t, String journal)
       throws SQLException {
-    if (schema == null && !exists(c, "mesh_journal_owner")) {
-      return false;
-    }
-    return query(
-        c,
-        "SELECT 1 FROM "
-            + (schema == null ? "" : schema + ".")
-            + "mesh_journal_owner WHERE journal = ?",
-        journal,
-        ResultSet::next);
+    return query(c, "SELECT 1 FROM " + t.owner() + " WHERE journal = ?", journal, ResultSet::next);
   }
 
   /** {@code name} as a quoted SQL identifier. */
   private static String quoted(String name) {
-    return '"' + name.replace("\"", "\"\"") + '"';
+    return JournalTables.quotedIdentifier(name);
   }
 
   /**
-   * The key of journal {@code journal}'s advisory lock in the session's schema (the one {@link
-   * PostgresLocation#connect} pinned), as the server names it: a lock is per database, and two
+   * The key of journal {@code journal}'s advisory lock in the schema of {@code t} (the one {@link
+   * PostgresLocation#session} pinned), as the server names it: a lock is per database, and two
    * journals of one name in two schemas are two journals, each with its own writer. The schema is
    * the server's name for it, not the URL's spelling, so every URL that reaches one schema (named
    * or defaulted, through {@code schema=} or the driver's {@code currentSchema}) takes one lock. In
@@ -497,29 +513,9 @@ final class JournalSchema {
    * alone, so that a steward of an earlier version and one of this version still exclude each other
    * on the journals those versions kept; elsewhere the schema's name comes first, separated by a
    * NUL (which neither a schema's name nor a journal's, stored as text, can hold).
-   *
-   * @throws SQLException also when the session has no schema (its role may not use the pinned one)
    */
-  static long lockKey(Connection c, String journal) throws SQLException {
-    String schema;
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                // Not the session's temporary schema, which is the current one where the role may
-                // no longer use the pinned schema and the session has temporary tables.
-                "SELECT n.nspname FROM pg_catalog.pg_namespace n"
-                    + " WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()"
-                    + " AND n.oid OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema()")) {
-      schema = rs.next() ? rs.getString(1) : null;
-    }
-    if (schema == null) {
-      throw new SQLException(
-          "the session has no schema for journal "
-              + journal
-              + ": its search_path names one this role has no USAGE privilege on",
-          "3F000");
-    }
-    return lockKey(schema, journal);
+  static long lockKey(JournalTables t, String journal) {
+    return lockKey(t.schema(), journal);
   }
 
   /** The key of journal {@code journal}'s advisory lock in schema {@code schema}. */
@@ -531,13 +527,13 @@ final class JournalSchema {
   }
 
   /** Tries the journal's session-level advisory lock; true when this session now holds it. */
-  static boolean tryLock(Connection c, String journal) throws SQLException {
-    return tryLock(c, lockKey(c, journal));
+  static boolean tryLock(Connection c, JournalTables t, String journal) throws SQLException {
+    return tryLock(c, lockKey(t, journal));
   }
 
   /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
   static boolean tryLock(Connection c, long key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_try_advisory_lock(?)")) {
       ps.setLong(1, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -569,11 +565,12 @@ final class JournalSchema {
         c.prepareStatement(
             // A bigint key is held as two oids: its high and its low 32 bits.
             "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
-                + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
+                + " ON a.pid = l.pid"
                 + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = ?"
-                + " AND l.classid::bigint = ? AND l.objid::bigint = ?"
-                + " AND l.database = (SELECT oid FROM pg_database"
-                + " WHERE datname = current_database())")) {
+                + " AND l.classid::pg_catalog.int8 = ? AND l.objid::pg_catalog.int8 = ?"
+                + " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
+                + " WHERE datname = pg_catalog.current_database())")) {
       ps.setInt(1, objsubid);
       ps.setLong(2, key >>> 32);
       ps.setLong(3, key & 0xffffffffL);
@@ -604,13 +601,13 @@ final class JournalSchema {
    * but only once the server has ended the session, a moment after the client's close returns; a
    * clean close releases it first, so a successor opening right after is not refused LOCKED.
    */
-  static void unlock(Connection c, String journal) throws SQLException {
-    unlock(c, lockKey(c, journal));
+  static void unlock(Connection c, JournalTables t, String journal) throws SQLException {
+    unlock(c, lockKey(t, journal));
   }
 
   /** Releases the advisory lock {@code key} held by this session (see the other unlock). */
   static void unlock(Connection c, long key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_advisory_unlock(?)")) {
       ps.setLong(1, key);
       ps.executeQuery().close();
     }
@@ -638,11 +635,13 @@ final class JournalSchema {
   }
 
   /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
-  static long raiseEpoch(Connection c, String journal) throws SQLException {
+  static long raiseEpoch(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
-        "INSERT INTO mesh_journal_owner (journal, epoch) VALUES (?, 1)"
-            + " ON CONFLICT (journal) DO UPDATE SET epoch = mesh_journal_owner.epoch + 1"
+        "INSERT INTO "
+            + t.owner()
+            + " AS o (journal, epoch) VALUES (?, 1)"
+            + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1"
             + " RETURNING epoch",
         journal,
         rs -> {
@@ -652,15 +651,17 @@ final class JournalSchema {
   }
 
   /**
-   * {@link #raiseEpoch(Connection, String)}, recording {@code here} in the owner row: where it
-   * records none yet, or, {@code adopt}ing, in place of the one it records.
+   * {@link #raiseEpoch(Connection, JournalTables, String)}, recording {@code here} in the owner
+   * row: where it records none yet, or, {@code adopt}ing, in place of the one it records.
    */
-  static long raiseEpoch(Connection c, String journal, Home here, boolean adopt)
+  static long raiseEpoch(Connection c, JournalTables t, String journal, Home here, boolean adopt)
       throws SQLException {
     String keep = adopt ? "EXCLUDED.%1$s" : "coalesce(o.%1$s, EXCLUDED.%1$s)";
     try (PreparedStatement ps =
         c.prepareStatement(
-            "INSERT INTO mesh_journal_owner AS o (journal, epoch, cluster_id, database_oid)"
+            "INSERT INTO "
+                + t.owner()
+                + " AS o (journal, epoch, cluster_id, database_oid)"
                 + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1,"
                 + " cluster_id = "
                 + keep.formatted("cluster_id")
@@ -678,10 +679,10 @@ final class JournalSchema {
   }
 
   /** The journal's current epoch (0 if it has none). */
-  static long epoch(Connection c, String journal) throws SQLException {
+  static long epoch(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
-        "SELECT epoch FROM mesh_journal_owner WHERE journal = ?",
+        "SELECT epoch FROM " + t.owner() + " WHERE journal = ?",
         journal,
         rs -> rs.next() ? rs.getLong(1) : 0L);
   }
@@ -689,12 +690,12 @@ final class JournalSchema {
   /**
    * Every record line of the journal in sequence order, in one snapshot; a missing sequence (a row
    * deleted) is refused here, since the lines alone would not show where. For tools: a steward's
-   * journal is streamed instead ({@link #readLines(Connection, String, LineSink)}).
+   * journal is streamed instead ({@link #readLines(Connection, JournalTables, String, LineSink)}).
    */
-  static List<byte[]> readLines(Connection c, String journal)
+  static List<byte[]> readLines(Connection c, JournalTables t, String journal)
       throws SQLException, JournalException {
     List<byte[]> lines = new ArrayList<>();
-    readLines(c, journal, (seq, line) -> lines.add(line));
+    readLines(c, t, journal, (seq, line) -> lines.add(line));
     return lines;
   }
 
@@ -703,21 +704,23 @@ final class JournalSchema {
    * through a cursor (rows are not loaded at once); a missing sequence (a row deleted) is refused
    * here, since the lines alone would not show where.
    */
-  static void readLines(Connection c, String journal, LineSink sink)
+  static void readLines(Connection c, JournalTables t, String journal, LineSink sink)
       throws SQLException, JournalException {
-    readLines(c, journal, Duration.ZERO, sink);
+    readLines(c, t, journal, Duration.ZERO, sink);
   }
 
   /**
-   * {@link #readLines(Connection, String, LineSink)}, speaking to the server at least every {@code
-   * keepAlive} (none when zero) while the sink works: the rows of a fetch are taken between two
-   * round trips, and on a session with an idle-in-transaction timeout (a journal's, set to its
-   * lease) the server would otherwise end the session, and the read, once taking them outlasts it.
+   * {@link #readLines(Connection, JournalTables, String, LineSink)}, speaking to the server at
+   * least every {@code keepAlive} (none when zero) while the sink works: the rows of a fetch are
+   * taken between two round trips, and on a session with an idle-in-transaction timeout (a
+   * journal's, set to its lease) the server would otherwise end the session, and the read, once
+   * taking them outlasts it.
    */
-  static void readLines(Connection c, String journal, Duration keepAlive, LineSink sink)
+  static void readLines(
+      Connection c, JournalTables t, String journal, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
-    if (exists(c, "mesh_journal_record")) {
-      readLines(c, journal, 0, Long.MAX_VALUE, keepAlive, sink);
+    if (exists(c, t, "mesh_journal_record")) {
+      readLines(c, t, journal, 0, Long.MAX_VALUE, keepAlive, sink);
     }
   }
 
@@ -727,8 +730,8 @@ final class JournalSchema {
    * rows it leaves could form a chain of their own (the first records of the history), which an
    * opening would take for the journal and an export would write as the whole.
    */
-  private static void refuseHiddenRows(Connection c) throws SQLException {
-    Optional<String> role = rowSecurityFor(c, "mesh_journal_record");
+  private static void refuseHiddenRows(Connection c, JournalTables t) throws SQLException {
+    Optional<String> role = rowSecurityFor(c, t, "mesh_journal_record");
     if (role.isPresent()) {
       throw new SQLException(
           "row-level security applies to role "
@@ -736,21 +739,22 @@ final class JournalSchema {
               + " on mesh_journal_record, so a policy may hide records of the journal from it"
               + " and a part of the journal would read as the whole; disable it on the table"
               + " (ALTER TABLE "
-              + qualified(c, "mesh_journal_record")
+              + qualified(c, t, "mesh_journal_record")
               + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS",
           INSUFFICIENT_PRIVILEGE);
     }
   }
 
   /**
-   * The session's role where row-level security applies to it on table {@code table} of the
-   * session's schema (a policy may hide rows from it), or empty where it does not.
+   * The session's role where row-level security applies to it on table {@code table} of the schema
+   * of {@code t} (a policy may hide rows from it), or empty where it does not.
    */
-  static Optional<String> rowSecurityFor(Connection c, String table) throws SQLException {
+  static Optional<String> rowSecurityFor(Connection c, JournalTables t, String table)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT pg_catalog.row_security_active("
-                + tableOid("?::pg_catalog.text")
+                + t.oid("?::pg_catalog.text")
                 + "), pg_catalog.current_user()")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
@@ -772,23 +776,31 @@ final class JournalSchema {
    * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused. With
    * {@code to} {@link Long#MAX_VALUE}, the records from {@code from} to the last.
    */
-  static void readLines(Connection c, String journal, long from, long to, LineSink sink)
+  static void readLines(
+      Connection c, JournalTables t, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
-    readLines(c, journal, from, to, Duration.ZERO, sink);
+    readLines(c, t, journal, from, to, Duration.ZERO, sink);
   }
 
   private static void readLines(
-      Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
+      Connection c,
+      JournalTables t,
+      String journal,
+      long from,
+      long to,
+      Duration keepAlive,
+      LineSink sink)
       throws SQLException, JournalException {
-    refuseHiddenRows(c);
-    refuseNondeterministicCollations(c);
+    refuseHiddenRows(c, t);
+    refuseNondeterministicCollations(c, t);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT seq, line FROM mesh_journal_record"
+            "SELECT seq, line FROM "
+                + t.record()
                 + " WHERE journal = ? AND seq >= ? AND seq < ? ORDER BY seq")) {
       ps.setFetchSize(1000);
       ps.setString(1, journal);
@@ -848,9 +860,9 @@ final class JournalSchema {
    * journal did not create, in words ({@code trigger t}, {@code rule r}): what can make an insert
    * store fewer rows than it was given.
    */
-  static List<String> rowDroppers(Connection c) throws SQLException {
+  static List<String> rowDroppers(Connection c, JournalTables t) throws SQLException {
     List<String> words = new ArrayList<>();
-    for (Carried on : carried(c, "mesh_journal_record")) {
+    for (Carried on : carried(c, t, "mesh_journal_record")) {
       words.add(on.toString());
     }
     return words;
@@ -868,16 +880,17 @@ final class JournalSchema {
    * sees what it did, and a trigger on update or delete of a record (a guard against edits, which
    * the journal never makes) is left alone.
    */
-  static void refuseUncheckedWriters(Connection c) throws SQLException {
+  static void refuseUncheckedWriters(Connection c, JournalTables t) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
     collectCarried(
         c,
+        t,
         "mesh_journal_record",
         type -> (type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0,
         found,
         remedies);
-    collectCarried(c, "mesh_journal_owner", JournalSchema::onWrite, found, remedies);
+    collectCarried(c, t, "mesh_journal_owner", JournalSchema::onWrite, found, remedies);
     refuseCarried(
         found,
         remedies,
@@ -898,11 +911,12 @@ final class JournalSchema {
    * just written. Asked at every save, as the collations are: a DBA may add one while the steward
    * runs.
    */
-  static void refuseUncheckedSnapshotWriters(Connection c) throws SQLException {
+  static void refuseUncheckedSnapshotWriters(Connection c, JournalTables t) throws SQLException {
     List<String> found = new ArrayList<>();
     List<String> remedies = new ArrayList<>();
     collectCarried(
         c,
+        t,
         "mesh_journal_snapshot",
         type -> onWrite(type) || (type & TRIGGER_DELETE) != 0,
         found,
@@ -943,16 +957,17 @@ final class JournalSchema {
    */
   private static void collectCarried(
       Connection c,
+      JournalTables t,
       String table,
       java.util.function.IntPredicate refused,
       List<String> found,
       List<String> remedies)
       throws SQLException {
-    for (Carried on : carried(c, table)) {
+    for (Carried on : carried(c, t, table)) {
       Integer type = on.type();
       if (type == null || refused.test(type)) {
         found.add(table + " carries " + on);
-        remedies.add(on.remedy(qualified(c, table)));
+        remedies.add(on.remedy(qualified(c, t, table)));
       }
     }
   }
@@ -985,7 +1000,8 @@ final class JournalSchema {
    * the epoch alone of the owner table raises it as well as one allowed to update every column).
    */
   static void refuseMissingPrivileges(
-      Connection c, String table, String use, Privilege... privileges) throws SQLException {
+      Connection c, JournalTables t, String table, String use, Privilege... privileges)
+      throws SQLException {
     List<String> names = new ArrayList<>();
     List<String> columns = new ArrayList<>();
     for (Privilege p : privileges) {
@@ -1011,7 +1027,7 @@ final class JournalSchema {
                 + " ELSE pg_catalog.has_column_privilege(t.oid, a.attnum, u.p) END),"
                 + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
                 + " FROM (SELECT "
-                + tableOid("?::pg_catalog.text")
+                + t.oid("?::pg_catalog.text")
                 + ") AS t(oid)"
                 + " CROSS JOIN ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
                 + " pg_catalog.unnest(?::pg_catalog.text[])) WITH ORDINALITY AS u(p, col, i)"
@@ -1045,7 +1061,7 @@ final class JournalSchema {
               + ": GRANT "
               + named
               + " ON "
-              + qualified(c, table)
+              + qualified(c, t, table)
               + " TO "
               + role,
           INSUFFICIENT_PRIVILEGE);
@@ -1063,7 +1079,7 @@ final class JournalSchema {
    * to the raise of the epoch. Asked before anything is raised or read; the journal makes its
    * columns with the database's default collation, which is deterministic.
    */
-  static void refuseNondeterministicCollations(Connection c) throws SQLException {
+  static void refuseNondeterministicCollations(Connection c, JournalTables t) throws SQLException {
     List<String> found = new ArrayList<>();
     try (Statement s = c.createStatement();
         ResultSet rs =
@@ -1077,7 +1093,7 @@ final class JournalSchema {
                     + " JOIN pg_catalog.pg_collation l"
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
                     + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
-                    + JOURNAL_TABLE_OIDS
+                    + journalTableOids(t)
                     + ") AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
                     + " ORDER BY 1, 2")) {
       while (rs.next()) {
@@ -1116,7 +1132,7 @@ final class JournalSchema {
                     + " ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
                     + " AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
                     + " WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ("
-                    + JOURNAL_TABLE_OIDS
+                    + journalTableOids(t)
                     + ") AND (i.indisunique OR i.indisexclusion) AND NOT l.collisdeterministic"
                     + " AND (a.attcollation IS NULL"
                     + " OR a.attcollation OPERATOR(pg_catalog.<>) k.coll)"
@@ -1146,33 +1162,18 @@ final class JournalSchema {
   }
 
   /**
-   * An SQL expression for the oid of table {@code name} (an SQL text expression) in the session's
-   * schema, null where that schema has none: never a temporary table of the session's. The server
-   * looks in the session's temporary schema first for a name no path puts it after, so a temporary
-   * table of the journal's name, left in the session by whatever used it before (a pool's client),
-   * was taken for the journal's own; {@link PostgresLocation#connect} puts it last in the path, and
-   * this leaves it out where the schema has no such table (or the role may no longer use it).
-   */
-  static String tableOid(String name) {
-    return "(SELECT r.oid FROM pg_catalog.pg_class r"
-        + " WHERE r.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass("
-        + name
-        + ") AND r.relnamespace OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema())";
-  }
-
-  /**
-   * Table {@code table} of the session's schema as a statement an operator copies names it: with
-   * its schema, each part quoted where it must be (by the server's rules), so that it reaches this
+   * Table {@code table} of {@code t}'s schema as a statement an operator copies names it: with its
+   * schema, each part quoted where it must be (by the server's rules), so that it reaches this
    * table whatever the search path of the session it is run in ({@code table} alone where the
    * schema has no such table).
    */
-  static String qualified(Connection c, String table) throws SQLException {
+  static String qualified(Connection c, JournalTables t, String table) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT pg_catalog.format('%I.%I', n.nspname, r.relname) FROM pg_catalog.pg_class r"
                 + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace"
                 + " WHERE r.oid OPERATOR(pg_catalog.=) "
-                + tableOid("?::pg_catalog.text"))) {
+                + t.oid("?::pg_catalog.text"))) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : table;
@@ -1180,15 +1181,16 @@ final class JournalSchema {
     }
   }
 
-  /** The oids of the journal's three tables in the session's schema (null for one not there). */
-  private static final String JOURNAL_TABLE_OIDS =
-      "ARRAY["
-          + tableOid("'mesh_journal_owner'")
-          + ", "
-          + tableOid("'mesh_journal_record'")
-          + ", "
-          + tableOid("'mesh_journal_snapshot'")
-          + "]::pg_catalog.oid[]";
+  /** The oids of the journal's three tables in {@code t}'s schema (null for one not there). */
+  private static String journalTableOids(JournalTables t) {
+    return "ARRAY["
+        + t.oid("'mesh_journal_owner'")
+        + ", "
+        + t.oid("'mesh_journal_record'")
+        + ", "
+        + t.oid("'mesh_journal_snapshot'")
+        + "]::pg_catalog.oid[]";
+  }
 
   /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
   private static final int TRIGGER_BEFORE = 1 << 1;
@@ -1239,12 +1241,13 @@ final class JournalSchema {
 
   /**
    * The triggers that the server fires in this session and the rules on table {@code table} of the
-   * session's schema that the journal did not create (none of its own are internal), by kind and
+   * schema of {@code t} that the journal did not create (none of its own are internal), by kind and
    * name. The comparisons name pg_catalog's operators, and the words are made here rather than by
    * the server's {@code ||}: an {@code oid = regclass} or a {@code text || name} in the journal's
    * schema would be chosen over pg_catalog's, hiding the table's triggers or renaming them.
    */
-  private static List<Carried> carried(Connection c, String table) throws SQLException {
+  private static List<Carried> carried(Connection c, JournalTables t, String table)
+      throws SQLException {
     List<Carried> out = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -1253,11 +1256,11 @@ final class JournalSchema {
                 + " pg_catalog.current_setting('session_replication_role')"
                 + " FROM pg_catalog.pg_trigger"
                 + " WHERE tgrelid OPERATOR(pg_catalog.=) "
-                + tableOid("?")
+                + t.oid("?")
                 + " AND NOT tgisinternal"
                 + " UNION ALL SELECT 0, rulename, NULL, NULL, NULL FROM pg_catalog.pg_rewrite"
                 + " WHERE ev_class OPERATOR(pg_catalog.=) "
-                + tableOid("?")
+                + t.oid("?")
                 + " ORDER BY 1, 2")) {
       ps.setString(1, table);
       ps.setString(2, table);
@@ -1293,6 +1296,31 @@ final class JournalSchema {
     };
   }
 
+  /**
+   * The statements that drop each rule on table {@code table} of {@code t}'s schema, as an operator
+   * runs them: the rule's name quoted by the server ({@code quote_ident}), whose rules (its
+   * keywords, a name with capitals, a space or a quote) are the ones that count, and the table in
+   * full ({@link #qualified}).
+   */
+  static List<String> dropRules(Connection c, JournalTables t, String table) throws SQLException {
+    String on = qualified(c, t, table);
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.quote_ident(rulename::pg_catalog.text) FROM pg_catalog.pg_rewrite"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) "
+                + t.oid("?::pg_catalog.text")
+                + " ORDER BY rulename")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add("DROP RULE " + rs.getString(1) + " ON " + on);
+        }
+      }
+    }
+    return out;
+  }
+
   /** The first column of {@code sql}'s rows, as text, in order. */
   private static List<String> column(Connection c, String sql) throws SQLException {
     List<String> out = new ArrayList<>();
@@ -1306,17 +1334,17 @@ final class JournalSchema {
   }
 
   /** The names of the journals holding records, in order. */
-  static List<String> names(Connection c) throws SQLException {
-    if (!exists(c, "mesh_journal_record")) {
+  static List<String> names(Connection c, JournalTables t) throws SQLException {
+    if (!exists(c, t, "mesh_journal_record")) {
       return List.of();
     }
-    return column(c, "SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal");
+    return column(c, "SELECT DISTINCT journal FROM " + t.record() + " ORDER BY journal");
   }
 
-  /** Whether table {@code table} is in the session's schema. */
-  private static boolean exists(Connection c, String table) throws SQLException {
+  /** Whether table {@code table} is in {@code t}'s schema. */
+  private static boolean exists(Connection c, JournalTables t, String table) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT " + tableOid("?::pg_catalog.text") + " IS NOT NULL")) {
+        c.prepareStatement("SELECT " + t.oid("?::pg_catalog.text") + " IS NOT NULL")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

@@ -80,6 +80,10 @@ public final class PostgresJournal implements Journal {
   private final PostgresLocation location;
   private final String name;
   private final Connection connection;
+
+  /** The journal's tables, named in full in every statement (see JournalTables). */
+  private final JournalTables tables;
+
   private final long epoch;
 
   /** The key of the journal's advisory lock, held by {@link #connection} (see JournalSchema). */
@@ -99,13 +103,14 @@ public final class PostgresJournal implements Journal {
   private PostgresJournal(
       PostgresLocation location,
       String name,
-      Connection connection,
+      PostgresLocation.Session session,
       long lockKey,
       long epoch,
       JournalChain chain) {
     this.location = location;
     this.name = name;
-    this.connection = connection;
+    this.connection = session.connection();
+    this.tables = session.tables();
     this.lockKey = lockKey;
     this.epoch = epoch;
     this.durable = chain.recoveredEnd();
@@ -153,7 +158,7 @@ public final class PostgresJournal implements Journal {
    */
   public static PostgresJournal adopt(PostgresLocation location, String name)
       throws JournalException {
-    return open(location, name, () -> {}, PostgresLocation::connect, true);
+    return open(location, name, () -> {}, c -> c, true);
   }
 
   /**
@@ -162,19 +167,20 @@ public final class PostgresJournal implements Journal {
    */
   static PostgresJournal open(PostgresLocation location, String name, Runnable afterEachRecord)
       throws JournalException {
-    return open(location, name, afterEachRecord, PostgresLocation::connect);
+    return open(location, name, afterEachRecord, c -> c);
   }
 
-  /** Makes the journal's session at a location. */
+  /** Stands in for the journal's session: lets a test see, and end, each statement on it. */
   @FunctionalInterface
   interface Sessions {
-    /** A new session at {@code location}, its search path pinned. */
-    Connection connect(PostgresLocation location) throws SQLException;
+    /** The connection the journal uses in place of {@code pinned}, a new session's. */
+    Connection wrap(Connection pinned) throws SQLException;
   }
 
   /**
-   * {@link #open(PostgresLocation, String, Runnable)} on a session {@code sessions} makes: lets a
-   * test see, and end, each statement of the opening and of the writes after it.
+   * {@link #open(PostgresLocation, String, Runnable)} on the connection {@code sessions} makes of
+   * the session's: lets a test see, and end, each statement of the opening and of the writes after
+   * it.
    */
   static PostgresJournal open(
       PostgresLocation location, String name, Runnable afterEachRecord, Sessions sessions)
@@ -192,7 +198,11 @@ public final class PostgresJournal implements Journal {
     checkName(name);
     Connection c = null;
     try {
-      c = sessions.connect(location);
+      PostgresLocation.Session pinned = location.session();
+      c = pinned.connection();
+      c = sessions.wrap(c);
+      JournalTables t = pinned.tables();
+      PostgresLocation.Session session = new PostgresLocation.Session(c, t);
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
         // A paused steward's session ends after the lease, releasing the lock (class comment).
@@ -214,16 +224,17 @@ public final class PostgresJournal implements Journal {
       }
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
-      JournalSchema.checkHome(c, name, location);
-      boolean homed = JournalSchema.create(c);
-      JournalSchema.refuseUncheckedWriters(c);
-      JournalSchema.refuseNondeterministicCollations(c);
-      long lockKey = lock(c, name, location);
+      JournalSchema.checkHome(c, t, name, location);
+      boolean homed = JournalSchema.create(c, t);
+      JournalSchema.refuseUncheckedWriters(c, t);
+      JournalSchema.refuseNondeterministicCollations(c, t);
+      long lockKey = lock(c, t, name, location);
       // Before anything is raised (and after the lock, so that a steward running is named
       // LOCKED as ever): a role that opens but may not write had every steward start
       // and then fail its journal at the first record, in the server's words alone.
       JournalSchema.refuseMissingPrivileges(
           c,
+          t,
           "mesh_journal_owner",
           "a steward needs (it raises its journal's epoch and holds the row while it writes)",
           JournalSchema.Privilege.on("SELECT", OWNER_COLUMNS),
@@ -232,20 +243,21 @@ public final class PostgresJournal implements Journal {
           JournalSchema.Privilege.on("UPDATE", "epoch", "cluster_id", "database_oid"));
       JournalSchema.refuseMissingPrivileges(
           c,
+          t,
           "mesh_journal_record",
           "a steward needs (it reads and writes records)",
           JournalSchema.Privilege.on("SELECT", "journal", "seq", "line"),
           JournalSchema.Privilege.on("INSERT", "journal", "seq", "line"));
-      checkEpochCanRise(c, name, location);
+      checkEpochCanRise(c, t, name, location);
       long epoch;
       if (homed) {
         JournalSchema.Home here = JournalSchema.here(c);
         if (!adopt) {
-          checkNotCopied(c, name, location, here);
+          checkNotCopied(c, t, name, location, here);
         }
-        epoch = JournalSchema.raiseEpoch(c, name, here, adopt);
+        epoch = JournalSchema.raiseEpoch(c, t, name, here, adopt);
       } else {
-        epoch = JournalSchema.raiseEpoch(c, name);
+        epoch = JournalSchema.raiseEpoch(c, t, name);
       }
       // Checked as it streams, as the file journal's read checks its file; no record is kept, and
       // a grant chain is forgotten once a decision past its expiry is read (every record is read,
@@ -257,6 +269,7 @@ public final class PostgresJournal implements Journal {
       // checking the records does not outlast the lease the session is idle for.
       JournalSchema.readLines(
           c,
+          t,
           name,
           heartbeatEvery(location.lease()),
           (seq, line) -> {
@@ -270,7 +283,7 @@ public final class PostgresJournal implements Journal {
           location,
           chain.recoveredEnd().count(),
           epoch);
-      return new PostgresJournal(location, name, c, lockKey, epoch, chain);
+      return new PostgresJournal(location, name, session, lockKey, epoch, chain);
     } catch (SQLException e) {
       LockHolder.closeQuietly(c);
       throw new JournalException(
@@ -300,9 +313,13 @@ public final class PostgresJournal implements Journal {
    * other opener of this database records one in between).
    */
   private static void checkNotCopied(
-      Connection c, String name, PostgresLocation location, JournalSchema.Home here)
+      Connection c,
+      JournalTables t,
+      String name,
+      PostgresLocation location,
+      JournalSchema.Home here)
       throws SQLException, JournalException {
-    Optional<JournalSchema.Home> written = JournalSchema.recorded(c, name);
+    Optional<JournalSchema.Home> written = JournalSchema.recorded(c, t, name);
     if (written.isPresent() && !written.get().equals(here)) {
       throw new JournalException(
           JournalException.Reason.MISPLACED,
@@ -328,9 +345,10 @@ public final class PostgresJournal implements Journal {
    * one open a nanosecond would take three centuries. So the owner row was edited, and the server
    * would answer only "bigint out of range".
    */
-  private static void checkEpochCanRise(Connection c, String name, PostgresLocation location)
+  private static void checkEpochCanRise(
+      Connection c, JournalTables t, String name, PostgresLocation location)
       throws SQLException, JournalException {
-    long current = JournalSchema.epoch(c, name);
+    long current = JournalSchema.epoch(c, t, name);
     if (current == Long.MAX_VALUE) {
       throw new JournalException(
           JournalException.Reason.CORRUPT,
@@ -369,9 +387,9 @@ public final class PostgresJournal implements Journal {
   public static List<byte[]> readLines(PostgresLocation location, String name)
       throws JournalException {
     checkName(name);
-    try (Connection c = location.connect()) {
-      JournalSchema.checkHome(c, name, location);
-      return JournalSchema.readLines(c, name);
+    try (PostgresLocation.Session s = location.session()) {
+      JournalSchema.checkHome(s.connection(), s.tables(), name, location);
+      return JournalSchema.readLines(s.connection(), s.tables(), name);
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -386,8 +404,8 @@ public final class PostgresJournal implements Journal {
    * @throws JournalException {@code IO}
    */
   public static List<String> names(PostgresLocation location) throws JournalException {
-    try (Connection c = location.connect()) {
-      return JournalSchema.names(c);
+    try (PostgresLocation.Session s = location.session()) {
+      return JournalSchema.names(s.connection(), s.tables());
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -422,9 +440,9 @@ public final class PostgresJournal implements Journal {
   public static void readLines(PostgresLocation location, String name, LineSink sink)
       throws JournalException {
     checkName(name);
-    try (Connection c = location.connect()) {
-      JournalSchema.checkHome(c, name, location);
-      JournalSchema.readLines(c, name, (seq, line) -> sink.accept(line));
+    try (PostgresLocation.Session s = location.session()) {
+      JournalSchema.checkHome(s.connection(), s.tables(), name, location);
+      JournalSchema.readLines(s.connection(), s.tables(), name, (seq, line) -> sink.accept(line));
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -590,9 +608,9 @@ public final class PostgresJournal implements Journal {
   }
 
   /** Takes the journal's advisory lock on {@code c} and answers its key. */
-  private static long lock(Connection c, String name, PostgresLocation location)
+  private static long lock(Connection c, JournalTables t, String name, PostgresLocation location)
       throws SQLException, JournalException {
-    long key = JournalSchema.lockKey(c, name);
+    long key = JournalSchema.lockKey(t, name);
     long deadline = System.nanoTime() + location.lockWait().toNanos();
     while (true) {
       if (JournalSchema.tryLock(c, key)) {
@@ -679,9 +697,14 @@ public final class PostgresJournal implements Journal {
       return;
     }
     JournalChain.Reader reader = JournalChain.reader(at, chains);
-    try (Connection c = location.connect()) {
+    try (PostgresLocation.Session s = location.session()) {
       JournalSchema.readLines(
-          c, name, at.count(), end.count(), (seq, line) -> sink.accept(reader.take(line, this)));
+          s.connection(),
+          s.tables(),
+          name,
+          at.count(),
+          end.count(),
+          (seq, line) -> sink.accept(reader.take(line, this)));
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -780,7 +803,7 @@ public final class PostgresJournal implements Journal {
    */
   private JournalException shortInsert(long seq, int inserted, int expected, String takenOver)
       throws SQLException {
-    long current = JournalSchema.epoch(connection, name);
+    long current = JournalSchema.epoch(connection, tables, name);
     if (current == 0) {
       return ownerRowGone(seq);
     }
@@ -812,7 +835,7 @@ public final class PostgresJournal implements Journal {
    * carries none. Asked in the batch's still open transaction, on the failing path only.
    */
   private String carried(String none) throws SQLException {
-    List<String> on = JournalSchema.rowDroppers(connection);
+    List<String> on = JournalSchema.rowDroppers(connection, tables);
     return on.isEmpty() ? none : "it carries " + String.join(", ", on);
   }
 
@@ -822,7 +845,8 @@ public final class PostgresJournal implements Journal {
    * Unless row-level security hides it from the role: then it is named as that.
    */
   private JournalException ownerRowGone(long seq) throws SQLException {
-    Optional<String> hiddenFrom = JournalSchema.rowSecurityFor(connection, "mesh_journal_owner");
+    Optional<String> hiddenFrom =
+        JournalSchema.rowSecurityFor(connection, tables, "mesh_journal_owner");
     if (hiddenFrom.isPresent()) {
       // Hidden, not gone: restarting as the refusal below says would be refused the same way.
       return new JournalException(
@@ -835,7 +859,7 @@ public final class PostgresJournal implements Journal {
               + " on mesh_journal_owner (turned on while the steward ran), so whether another"
               + " steward took it over is not known and its writes are refused; nothing more is"
               + " written. Disable it on the table (ALTER TABLE "
-              + JournalSchema.qualified(connection, "mesh_journal_owner")
+              + JournalSchema.qualified(connection, tables, "mesh_journal_owner")
               + " DISABLE ROW LEVEL SECURITY) or give the role BYPASSRLS, then restart the"
               + " steward",
           null);
@@ -938,7 +962,7 @@ public final class PostgresJournal implements Journal {
    * that this journal's epoch is still current; returns the rows inserted (none when fenced).
    *
    * @throws JournalException {@code FAILED}, the transaction not committed, where a column was
-   *     altered to another type (see {@link JournalSchema#FENCED_INSERT})
+   *     altered to another type (see {@link JournalSchema#fencedInsert})
    */
   private int insert(long first, List<byte[]> lines) throws SQLException, JournalException {
     Long[] seqs = new Long[lines.size()];
@@ -947,7 +971,7 @@ public final class PostgresJournal implements Journal {
     }
     Array seqArray = connection.createArrayOf("bigint", seqs);
     Array lineArray = connection.createArrayOf("bytea", lines.toArray(new byte[0][]));
-    try (PreparedStatement ps = connection.prepareStatement(JournalSchema.FENCED_INSERT)) {
+    try (PreparedStatement ps = connection.prepareStatement(JournalSchema.fencedInsert(tables))) {
       ps.setString(1, name);
       ps.setLong(2, epoch);
       ps.setArray(3, seqArray);
@@ -983,8 +1007,9 @@ public final class PostgresJournal implements Journal {
                   + carried("a rule")
                   + "), under which the server may write the records elsewhere and answer them"
                   + " as stored. Nothing of the batch is committed and nothing more is written;"
-                  + " drop it (DROP RULE name ON "
-                  + JournalSchema.qualified(connection, "mesh_journal_record")
+                  + " drop it ("
+                  + String.join(
+                      "; ", JournalSchema.dropRules(connection, tables, "mesh_journal_record"))
                   + "), then restart the steward",
               null);
         }
@@ -1001,7 +1026,7 @@ public final class PostgresJournal implements Journal {
 
   /**
    * The refusal of a batch {@code changed} of whose rows the table stored otherwise than the
-   * journal gave them (see {@link JournalSchema#FENCED_INSERT}), in its still open transaction:
+   * journal gave them (see {@link JournalSchema#fencedInsert}), in its still open transaction:
    * something on the table rewrites rows, and acknowledging the batch would hand out receipts for
    * records the journal does not hold.
    */
@@ -1044,7 +1069,7 @@ public final class PostgresJournal implements Journal {
     }
     synchronized (connectionLock) {
       try {
-        long current = JournalSchema.epoch(connection, name);
+        long current = JournalSchema.epoch(connection, tables, name);
         if (current == 0) {
           fail(ownerRowGone(-1));
         } else if (current != epoch) {

@@ -237,10 +237,32 @@ public final class PostgresLocation {
    * @throws SQLException also when that schema does not exist (SQLSTATE {@code 3F000})
    */
   Connection connect() throws SQLException {
+    return session().connection();
+  }
+
+  /**
+   * A session at a location and the journal's tables its statements name in full: the schema the
+   * session's path was pinned to as it was made, the URL's or the server's current one then.
+   */
+  record Session(Connection connection, JournalTables tables) implements AutoCloseable {
+    /** Closes the connection. */
+    @Override
+    public void close() throws SQLException {
+      connection.close();
+    }
+  }
+
+  /**
+   * Opens a new connection to the database as {@link #connect()} does, with the schema it pinned:
+   * the journal names its tables in that schema in every statement, so that a path changed later (a
+   * pooling proxy's other server connection, a trigger's {@code SET}) reaches none of them.
+   *
+   * @throws SQLException also when that schema does not exist (SQLSTATE {@code 3F000})
+   */
+  Session session() throws SQLException {
     Connection c = open();
     try {
-      pin(c);
-      return c;
+      return new Session(c, new JournalTables(pin(c)));
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
@@ -281,8 +303,10 @@ public final class PostgresLocation {
    *       outlasts the limit (an opening's session holds the journal's lock). A server without the
    *       setting has no row for it, so nothing is set there.
    * </ul>
+   *
+   * @return the schema's name as the catalog holds it
    */
-  private void pin(Connection c) throws SQLException {
+  private String pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // The session's temporary schema last: the server searches it first for a table
@@ -291,6 +315,7 @@ public final class PostgresLocation {
             "SELECT pg_catalog.set_config('search_path',"
                 + " pg_catalog.format('%I, pg_temp', n.nspname), false),"
                 + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user(),"
+                + " n.nspname,"
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
@@ -341,6 +366,7 @@ public final class PostgresLocation {
                       + " in the URL",
               INVALID_SCHEMA_NAME);
         }
+        return rs.getString(4);
       }
     }
   }

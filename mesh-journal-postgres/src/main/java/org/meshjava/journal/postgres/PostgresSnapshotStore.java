@@ -104,10 +104,13 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     if (size > maxBytes) {
       throw SnapshotException.tooLarge("the snapshot at record " + count, size, maxBytes);
     }
-    try (Connection c = location.connect()) {
-      JournalSchema.create(c); // the journal's tables, this one among them
+    try (PostgresLocation.Session session = location.session()) {
+      Connection c = session.connection();
+      JournalTables t = session.tables();
+      JournalSchema.create(c, t); // the journal's tables, this one among them
       JournalSchema.refuseMissingPrivileges(
           c,
+          t,
           "mesh_journal_snapshot",
           "saving a snapshot needs (it replaces a row and drops all but the newest " + KEEP + ")",
           JournalSchema.Privilege.on("SELECT", "journal", "count", "snapshot"),
@@ -117,13 +120,15 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           JournalSchema.Privilege.on("DELETE"));
       // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
       // it this save would go into (and prune) the rows of a journal whose name differs in case.
-      JournalSchema.refuseNondeterministicCollations(c);
-      JournalSchema.refuseUncheckedSnapshotWriters(c);
+      JournalSchema.refuseNondeterministicCollations(c, t);
+      JournalSchema.refuseUncheckedSnapshotWriters(c, t);
       c.setAutoCommit(false);
       try {
         try (PreparedStatement ps =
             c.prepareStatement(
-                "INSERT INTO mesh_journal_snapshot (journal, count, snapshot) VALUES (?, ?, ?)"
+                "INSERT INTO "
+                    + t.snapshot()
+                    + " (journal, count, snapshot) VALUES (?, ?, ?)"
                     + " ON CONFLICT (journal, count) DO UPDATE SET snapshot = EXCLUDED.snapshot")) {
           ps.setString(1, journal);
           ps.setLong(2, count);
@@ -132,8 +137,11 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         }
         try (PreparedStatement ps =
             c.prepareStatement(
-                "DELETE FROM mesh_journal_snapshot WHERE journal = ? AND count NOT IN"
-                    + " (SELECT count FROM mesh_journal_snapshot WHERE journal = ?"
+                "DELETE FROM "
+                    + t.snapshot()
+                    + " WHERE journal = ? AND count NOT IN (SELECT count FROM "
+                    + t.snapshot()
+                    + " WHERE journal = ?"
                     + " ORDER BY count DESC LIMIT ?)")) {
           ps.setString(1, journal);
           ps.setString(2, journal);
@@ -167,16 +175,19 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    */
   @Override
   public Optional<byte[]> latest() throws SnapshotException {
-    try (Connection c = location.connect()) {
+    try (PostgresLocation.Session session = location.session()) {
+      Connection c = session.connection();
       // As a save does: under a nondeterministic collation the latest row of a journal whose name
       // differs from this one's in case alone would be read as this journal's.
-      JournalSchema.refuseNondeterministicCollations(c);
+      JournalSchema.refuseNondeterministicCollations(c, session.tables());
       try (PreparedStatement ps =
           c.prepareStatement(
               // The size first, and the bytes only where they can be sent.
-              "SELECT count, octet_length(snapshot),"
-                  + " CASE WHEN octet_length(snapshot) <= ? THEN snapshot END"
-                  + " FROM mesh_journal_snapshot WHERE journal = ?"
+              "SELECT count, pg_catalog.octet_length(snapshot),"
+                  + " CASE WHEN pg_catalog.octet_length(snapshot) <= ? THEN snapshot END"
+                  + " FROM "
+                  + session.tables().snapshot()
+                  + " WHERE journal = ?"
                   + " ORDER BY count DESC LIMIT 1")) {
         ps.setLong(1, maxBytes);
         ps.setString(2, journal);
@@ -217,15 +228,16 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    */
   @Override
   public Optional<SnapshotHeader> latestHeader() throws SnapshotException {
-    try (Connection c = location.connect()) {
+    try (PostgresLocation.Session session = location.session()) {
+      Connection c = session.connection();
       // One snapshot of the table for every slice: a save meanwhile replaces no byte read here.
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       c.setReadOnly(true);
       c.setAutoCommit(false);
       try {
         // As latest() does: another journal's row would be read as this one's.
-        JournalSchema.refuseNondeterministicCollations(c);
-        return header(c);
+        JournalSchema.refuseNondeterministicCollations(c, session.tables());
+        return header(c, session.tables());
       } catch (SQLException e) {
         // Not a rollback in a finally: on a session the server ended, its "This connection has
         // been closed." would replace the server's own words for why.
@@ -243,12 +255,15 @@ public final class PostgresSnapshotStore implements SnapshotStore {
   }
 
   /** The latest row's header, read a slice at a time in {@code c}'s transaction. */
-  private Optional<SnapshotHeader> header(Connection c) throws SQLException, SnapshotException {
+  private Optional<SnapshotHeader> header(Connection c, JournalTables t)
+      throws SQLException, SnapshotException {
     long count;
     long size;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT count, octet_length(snapshot) FROM mesh_journal_snapshot WHERE journal = ?"
+            "SELECT count, pg_catalog.octet_length(snapshot) FROM "
+                + t.snapshot()
+                + " WHERE journal = ?"
                 + " ORDER BY count DESC LIMIT 1")) {
       ps.setString(1, journal);
       try (ResultSet rs = ps.executeQuery()) {
@@ -261,7 +276,8 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
     try (PreparedStatement slice =
         c.prepareStatement(
-            "SELECT substring(snapshot FROM ? FOR ?) FROM mesh_journal_snapshot"
+            "SELECT substring(snapshot FROM ? FOR ?) FROM "
+                + t.snapshot()
                 + " WHERE journal = ? AND count = ?")) {
       slice.setString(3, journal);
       slice.setLong(4, count);

@@ -41,20 +41,10 @@ class PostgresColumnGrantsTest {
   @Test
   void aRoleGrantedOnlyTheColumnsTheJournalUses_opensWritesAndSavesSnapshots() throws Exception {
     StewardRoleJournal r = StewardRoleJournal.of(1, "Min Steward");
-    String role = "\"Min Steward\"";
     r.sql(
         "ALTER TABLE mesh_journal_owner ADD COLUMN noted text DEFAULT 'by the DBA'",
-        "ALTER TABLE mesh_journal_snapshot ADD COLUMN noted text DEFAULT 'by the DBA'",
-        "REVOKE ALL ON mesh_journal_owner, mesh_journal_record, mesh_journal_snapshot FROM " + role,
-        "GRANT SELECT (journal, epoch, cluster_id, database_oid),"
-            + " INSERT (journal, epoch, cluster_id, database_oid),"
-            + " UPDATE (epoch, cluster_id, database_oid) ON mesh_journal_owner TO "
-            + role,
-        "GRANT SELECT (journal, seq, line), INSERT (journal, seq, line) ON mesh_journal_record TO "
-            + role,
-        "GRANT SELECT (journal, count, snapshot), INSERT (journal, count, snapshot),"
-            + " UPDATE (snapshot), DELETE ON mesh_journal_snapshot TO "
-            + role);
+        "ALTER TABLE mesh_journal_snapshot ADD COLUMN noted text DEFAULT 'by the DBA'");
+    r.grantOnlyTheColumnsTheJournalUses();
 
     r.opensAppendsAndSaves();
   }

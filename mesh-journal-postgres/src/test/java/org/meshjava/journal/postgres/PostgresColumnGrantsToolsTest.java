@@ -15,18 +15,7 @@ class PostgresColumnGrantsToolsTest {
   @Test
   void aRoleGrantedOnlyTheColumnsTheJournalUses_readsListsImportsAndAdopts() throws Exception {
     StewardRoleJournal r = StewardRoleJournal.of(1, "Tool Steward");
-    String role = "\"Tool Steward\"";
-    r.sql(
-        "REVOKE ALL ON mesh_journal_owner, mesh_journal_record, mesh_journal_snapshot FROM " + role,
-        "GRANT SELECT (journal, epoch, cluster_id, database_oid),"
-            + " INSERT (journal, epoch, cluster_id, database_oid),"
-            + " UPDATE (epoch, cluster_id, database_oid) ON mesh_journal_owner TO "
-            + role,
-        "GRANT SELECT (journal, seq, line), INSERT (journal, seq, line) ON mesh_journal_record TO "
-            + role,
-        "GRANT SELECT (journal, count, snapshot), INSERT (journal, count, snapshot),"
-            + " UPDATE (snapshot), DELETE ON mesh_journal_snapshot TO "
-            + role);
+    r.grantOnlyTheColumnsTheJournalUses();
     PostgresLocation at = r.asRole();
 
     r.opensAppendsAndSaves();

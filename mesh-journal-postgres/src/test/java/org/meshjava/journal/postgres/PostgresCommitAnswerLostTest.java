@@ -83,8 +83,7 @@ class PostgresCommitAnswerLostTest {
       j.append(authorised(0));
     }
     PanicAfterCommit sessions = new PanicAfterCommit(error);
-    try (PostgresJournal j =
-        PostgresJournal.open(location(), name, () -> {}, at -> sessions.wrap(at.connect()))) {
+    try (PostgresJournal j = PostgresJournal.open(location(), name, () -> {}, sessions::wrap)) {
       sessions.arm();
       Throwable t = catchThrowable(() -> j.append(authorised(1)));
       assertThat(t).isInstanceOf(JournalException.class);

@@ -195,8 +195,7 @@ class PostgresDbaSettingsTest {
                   at(database, USER, ""),
                   PostgresJournalTest.newName(),
                   () -> {},
-                  at -> {
-                    Connection c = at.connect();
+                  c -> {
                     session.add(c);
                     return c;
                   });

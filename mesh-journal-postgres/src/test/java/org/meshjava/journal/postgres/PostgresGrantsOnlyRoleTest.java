@@ -1,6 +1,10 @@
 package org.meshjava.journal.postgres;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import org.junit.jupiter.api.Test;
+import org.meshjava.journal.JournalException;
 
 /**
  * A steward's role granted the journal's tables a DBA made, and nothing on their schema (SPEC.md
@@ -20,5 +24,30 @@ class PostgresGrantsOnlyRoleTest {
         "GRANT DELETE ON mesh_journal_snapshot TO " + r.role());
 
     r.opensAppendsAndSaves();
+  }
+
+  /**
+   * The same role with the tables in a schema of their own ({@code ?schema=mesh}): {@code public}
+   * gives every role {@code USAGE}, another schema gives it to none, and without it nothing in the
+   * schema can be reached, so the role needs {@code USAGE} on it (and still no {@code CREATE}), as
+   * the README says; without it the opening is refused naming the grant.
+   */
+  @Test
+  void aRoleWithTableGrantsInANamedSchema_needsUsageOnIt_andNoCreate() throws Exception {
+    StewardRoleJournal r = StewardRoleJournal.of(1);
+    r.sql(
+        "CREATE SCHEMA mesh",
+        "ALTER TABLE mesh_journal_owner SET SCHEMA mesh",
+        "ALTER TABLE mesh_journal_record SET SCHEMA mesh",
+        "ALTER TABLE mesh_journal_snapshot SET SCHEMA mesh",
+        "GRANT DELETE ON mesh.mesh_journal_snapshot TO " + r.role());
+    PostgresLocation at = r.asRole("?schema=mesh");
+    assertThatThrownBy(() -> PostgresJournal.open(at, r.name()))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.getMessage()).contains("has no USAGE privilege on it"));
+
+    r.sql("GRANT USAGE ON SCHEMA mesh TO " + r.role());
+    r.opensAppendsAndSaves(at);
   }
 }

@@ -51,6 +51,9 @@ class PostgresJournalTest {
   static PostgresTestServer server;
   static String database;
 
+  /** The journal's tables in {@code public}, where a URL naming no schema keeps them. */
+  static final JournalTables PUBLIC = new JournalTables("public");
+
   /**
    * The lease of the cases whose session sits idle in a transaction for longer than one: work of a
    * third more than the lease outlasts it, as the three seconds of the lease's own heartbeat period
@@ -344,11 +347,11 @@ class PostgresJournalTest {
     String name = newName();
     try (Connection holder = server.connect(database);
         Connection other = server.connect(database)) {
-      assertThat(JournalSchema.tryLock(holder, name)).isTrue();
-      assertThat(JournalSchema.tryLock(other, name)).isFalse();
-      JournalSchema.unlock(holder, name);
+      assertThat(JournalSchema.tryLock(holder, PUBLIC, name)).isTrue();
+      assertThat(JournalSchema.tryLock(other, PUBLIC, name)).isFalse();
+      JournalSchema.unlock(holder, PUBLIC, name);
       // The holder's session is still open: only the unlock can have released it.
-      assertThat(JournalSchema.tryLock(other, name)).isTrue();
+      assertThat(JournalSchema.tryLock(other, PUBLIC, name)).isTrue();
     }
   }
 
@@ -678,7 +681,7 @@ class PostgresJournalTest {
             });
     // Refused before anything is raised or read: the row is as it was, and the lock released.
     try (Connection c = server.connect(database)) {
-      assertThat(JournalSchema.epoch(c, last)).isEqualTo(Long.MAX_VALUE);
+      assertThat(JournalSchema.epoch(c, PUBLIC, last)).isEqualTo(Long.MAX_VALUE);
     }
     sql("UPDATE mesh_journal_owner SET epoch = 7 WHERE journal = '" + last + "'");
     try (PostgresJournal j = PostgresJournal.open(location(), last)) {

@@ -24,7 +24,7 @@ class PostgresLockHolderTest {
   /** A session that took journal {@code name}'s lock and then sits idle, as a stopped steward's. */
   static Connection idleHolder(String name) throws Exception {
     Connection holder = PostgresJournalTest.server.connect(PostgresJournalTest.database);
-    assertThat(JournalSchema.tryLock(holder, name)).isTrue();
+    assertThat(JournalSchema.tryLock(holder, PostgresJournalTest.PUBLIC, name)).isTrue();
     return holder;
   }
 

@@ -2,7 +2,6 @@ package org.meshjava.journal.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
 
@@ -13,26 +12,17 @@ import org.meshjava.journal.JournalException;
  * as corrupt. The batch is now refused before its COMMIT.
  */
 class PostgresRewritingTriggerTest {
-  @BeforeAll
-  static void startServer() {
-    PostgresHostileDbaTest.startServer();
-  }
-
   @Test
   void aTriggerRewritingALine_failsTheBatchBeforeItsCommit_namingTheTrigger() throws Exception {
-    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
-    try (PostgresJournal j = o.journal()) {
-      JournalException e =
-          o.failedAfter(
-              "CREATE FUNCTION pad() RETURNS trigger LANGUAGE plpgsql AS"
-                  + " $$BEGIN NEW.line := NEW.line || '\\x20'::bytea; RETURN NEW; END$$",
-              "CREATE TRIGGER padder BEFORE INSERT ON mesh_journal_record"
-                  + " FOR EACH ROW EXECUTE FUNCTION pad()");
-      assertThat(e.getMessage())
-          .contains("not the records it was given")
-          .contains("it carries trigger padder");
-    }
-    o.sql("DROP TRIGGER padder ON mesh_journal_record");
-    assertThat(o.rows()).as("nothing of the refused batch").isEqualTo(2);
+    JournalException e =
+        RefusedBatch.after(
+            refused -> "DROP TRIGGER padder ON mesh_journal_record",
+            "CREATE FUNCTION pad() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$BEGIN NEW.line := NEW.line || '\\x20'::bytea; RETURN NEW; END$$",
+            "CREATE TRIGGER padder BEFORE INSERT ON mesh_journal_record"
+                + " FOR EACH ROW EXECUTE FUNCTION pad()");
+    assertThat(e.getMessage())
+        .contains("not the records it was given")
+        .contains("it carries trigger padder");
   }
 }

@@ -41,7 +41,7 @@ class PostgresSnapshotTerminatedTest {
                   throw new java.util.concurrent.CompletionException(e);
                 }
               });
-      long pid = waitingForLock(server, db, "INSERT INTO mesh_journal_snapshot");
+      long pid = waitingForLock(server, db, "INSERT INTO \"public\".mesh_journal_snapshot");
       try (Connection admin = server.connect(db);
           Statement a = admin.createStatement()) {
         a.execute("SELECT pg_terminate_backend(" + pid + ")");

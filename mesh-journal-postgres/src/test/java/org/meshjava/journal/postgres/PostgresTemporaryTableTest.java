@@ -17,8 +17,7 @@ import org.meshjava.testpg.PostgresTestServer;
  */
 class PostgresTemporaryTableTest {
   /** Makes the journal's session, then a temporary table of each of the journal's names in it. */
-  private static Connection withTemporaryTables(PostgresLocation at) throws SQLException {
-    Connection c = at.connect();
+  private static Connection withTemporaryTables(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(
           "CREATE TEMPORARY TABLE mesh_journal_owner (journal text PRIMARY KEY,"

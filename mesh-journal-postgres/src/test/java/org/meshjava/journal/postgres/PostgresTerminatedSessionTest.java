@@ -140,7 +140,7 @@ class PostgresTerminatedSessionTest {
   }
 
   static PostgresJournal open(String name, Terminator t) throws JournalException {
-    return PostgresJournal.open(location(), name, () -> {}, at -> t.wrap(at.connect()));
+    return PostgresJournal.open(location(), name, () -> {}, t::wrap);
   }
 
   @Test

@@ -30,7 +30,7 @@ record StewardRoleJournal(String database, String name, String role) {
       }
     }
     StewardRoleJournal made = new StewardRoleJournal(database, name, role);
-    String quoted = '"' + role.replace("\"", "\"\"") + '"';
+    String quoted = made.quotedRole();
     made.sql(
         "CREATE ROLE " + quoted + " LOGIN",
         "GRANT SELECT, INSERT, UPDATE ON mesh_journal_owner, mesh_journal_record,"
@@ -46,7 +46,12 @@ record StewardRoleJournal(String database, String name, String role) {
 
   /** The journal's database reached as the role. */
   PostgresLocation asRole() {
-    return PostgresLocation.parse(url(role, database));
+    return asRole("");
+  }
+
+  /** The journal's database reached as the role, the URL ending in {@code query}. */
+  PostgresLocation asRole(String query) {
+    return PostgresLocation.parse(url(role, database) + query);
   }
 
   /** A URL of {@code database} on the shared test server, reached as {@code role} (any name). */
@@ -64,16 +69,47 @@ record StewardRoleJournal(String database, String name, String role) {
    * (the second replacing nothing and keeping the first): what a steward does with its tables.
    */
   void opensAppendsAndSaves() throws Exception {
-    try (PostgresJournal j = PostgresJournal.open(asRole(), name)) {
+    opensAppendsAndSaves(asRole());
+  }
+
+  /** As {@link #opensAppendsAndSaves()}, at {@code at}. */
+  void opensAppendsAndSaves(PostgresLocation at) throws Exception {
+    try (PostgresJournal j = PostgresJournal.open(at, name)) {
       assertThat(j.epoch()).isEqualTo(2);
       long before = j.position().count();
       j.append(PostgresJournalTest.authorised(1));
       assertThat(j.position().count()).isEqualTo(before + 1);
     }
-    PostgresSnapshotStore store = PostgresSnapshotStore.of(asRole(), name);
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(at, name);
     store.save(PostgresSnapshotStoreTest.at(3));
     store.save(PostgresSnapshotStoreTest.at(4));
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(4);
+  }
+
+  /**
+   * Takes every privilege on the journal's tables from the role and grants it exactly the columns
+   * the journal uses (SPEC.md 60.7): {@code UPDATE} on the owner table's epoch and home columns
+   * alone and on the snapshot alone, {@code DELETE} on the snapshot table, nothing table-wide else.
+   */
+  void grantOnlyTheColumnsTheJournalUses() throws Exception {
+    String quoted = quotedRole();
+    sql(
+        "REVOKE ALL ON mesh_journal_owner, mesh_journal_record, mesh_journal_snapshot FROM "
+            + quoted,
+        "GRANT SELECT (journal, epoch, cluster_id, database_oid),"
+            + " INSERT (journal, epoch, cluster_id, database_oid),"
+            + " UPDATE (epoch, cluster_id, database_oid) ON mesh_journal_owner TO "
+            + quoted,
+        "GRANT SELECT (journal, seq, line), INSERT (journal, seq, line) ON mesh_journal_record TO "
+            + quoted,
+        "GRANT SELECT (journal, count, snapshot), INSERT (journal, count, snapshot),"
+            + " UPDATE (snapshot), DELETE ON mesh_journal_snapshot TO "
+            + quoted);
+  }
+
+  /** The role's name as an SQL identifier. */
+  String quotedRole() {
+    return JournalTables.quotedIdentifier(role);
   }
 
   /** Runs {@code statements} in the journal's database as the superuser, as the DBA. */
