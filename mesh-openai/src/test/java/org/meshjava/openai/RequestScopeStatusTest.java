@@ -16,17 +16,7 @@ class RequestScopeStatusTest {
   @Test
   void aStreamAnsweredByAnErrorInItsPlace_isScopedWithTheErrorsStatus() throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
-    RequestScope scope =
-        (method, path, header) ->
-            new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                seen.add(path + " " + status);
-              }
-
-              @Override
-              public void close() {}
-            };
+    RequestScope scope = recording(seen);
     try (Fixture f =
         new Fixture(
             null,
@@ -41,5 +31,37 @@ class RequestScopeStatusTest {
       f.post("/v1/responses", responses).error(502, "engine_failed");
       assertThat(seen).containsExactly("/v1/chat/completions 502", "/v1/responses 502");
     }
+  }
+
+  /**
+   * Regression: a reply that threw past {@code write} (here the JVM failing in the engine, which
+   * the steward passes once the serve is settled) was answered 500 by Jetty's error handler, and
+   * the scope heard no status at all: the request was timed and traced without one.
+   */
+  @Test
+  void aReplyThatThrowsBeforeItsStatus_isScopedAs500() throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (Fixture f =
+        new Fixture(
+            null,
+            b -> b.backend(ThrowingEngine.of(new OutOfMemoryError("Java heap space"))),
+            b -> b.requestScope(recording(seen)))) {
+      f.post("/v1/chat/completions", Fixture.chat("Run out of memory."))
+          .error(500, "internal_error");
+      assertThat(seen).containsExactly("/v1/chat/completions 500");
+    }
+  }
+
+  private static RequestScope recording(List<String> seen) {
+    return (method, path, header) ->
+        new RequestScope.Opened() {
+          @Override
+          public void status(int status) {
+            seen.add(path + " " + status);
+          }
+
+          @Override
+          public void close() {}
+        };
   }
 }
