@@ -910,13 +910,14 @@ public final class OpenAiServer implements AutoCloseable {
       }
     }
 
+    /**
+     * Answers {@code reply} and closes the connection: a body that did not arrive in time (408) or
+     * that the server had no room to hold (429). Inside the request's scope as every other answer
+     * on this listener, so that an application's timers and traces count these refusals too.
+     */
     private void answerAndClose(Reply reply, Response response, Callback callback) {
-      try {
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        write(reply, response.getRequest(), response, callback, OpenAiServer::notTold);
-      } catch (Throwable t) {
-        callback.failed(t);
-      }
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      answer(response.getRequest(), response, callback, () -> reply);
     }
   }
 
