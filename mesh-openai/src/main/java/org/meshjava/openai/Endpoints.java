@@ -756,10 +756,12 @@ final class Endpoints {
               : new Responses.Stream(body, channel, created);
       try {
         return produce(reply, request, prompt, presentation);
-      } catch (RuntimeException | VirtualMachineError e) {
-        // Our bug, met while the stream was produced (the serve may be sealed by then), or the JVM
-        // failing (an engine's OutOfMemoryError, passed once its serve was settled). Caught here:
-        // left to Jetty, it is logged at debug only and cuts the stream with no error event.
+      } catch (RuntimeException | Error e) {
+        // Our bug, met while the stream was produced (the serve may be sealed by then: its closing
+        // events failing to render or to go out), an Error of any kind included (a class failing
+        // to initialise, an assertion), or the JVM failing (an engine's OutOfMemoryError, passed
+        // once its serve was settled). Caught here: left to Jetty, it is logged at debug only and
+        // cuts the stream with no error event, which a client cannot tell from a dropped line.
         LOG.error("internal error streaming {} ({})", endpoint, requestId, e);
         Reply.Json failed = ErrorReply.internalError(requestId);
         if (!reply.started()) {

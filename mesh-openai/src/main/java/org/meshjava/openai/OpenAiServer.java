@@ -18,6 +18,7 @@ import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
@@ -810,6 +811,9 @@ public final class OpenAiServer implements AutoCloseable {
       operations.entered();
       Callback callback = Callback.from(done, operations::left);
       RequestScope.@Nullable Opened opened = open(method, path, request);
+      // Whether the scope heard a status: a reply that throws before it sets one is answered 500
+      // by Jetty's error handler (JsonErrors), which the scope must hear too.
+      boolean[] heard = new boolean[1];
       try {
         Reply reply = decide.get();
         if (operations.draining()) {
@@ -823,17 +827,15 @@ public final class OpenAiServer implements AutoCloseable {
             opened == null
                 ? OpenAiServer::notTold
                 : status -> {
-                  // Contained like open() and close(): a reply not written would keep what it
-                  // holds (a stream keeps its serve's concurrency slot until it is written out).
-                  try {
-                    opened.status(status);
-                  } catch (RuntimeException e) {
-                    LOG.warn("the request scope refused the status; ignored", e);
-                  }
+                  heard[0] = true;
+                  tell(opened, status);
                 };
         write(reply, request, response, callback, told);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
+        if (opened != null && !heard[0]) {
+          tell(opened, HttpStatus.INTERNAL_SERVER_ERROR_500);
+        }
         callback.failed(t);
       } finally {
         if (opened != null) {
@@ -843,6 +845,19 @@ public final class OpenAiServer implements AutoCloseable {
             LOG.warn("closing the request scope failed; ignored", e);
           }
         }
+      }
+    }
+
+    /**
+     * Tells the scope the status sent, contained like {@link #open} and the scope's close: a reply
+     * not written would keep what it holds (a stream keeps its serve's concurrency slot until it is
+     * written out).
+     */
+    private static void tell(RequestScope.Opened opened, int status) {
+      try {
+        opened.status(status);
+      } catch (RuntimeException e) {
+        LOG.warn("the request scope refused the status; ignored", e);
       }
     }
 
@@ -895,13 +910,14 @@ public final class OpenAiServer implements AutoCloseable {
       }
     }
 
+    /**
+     * Answers {@code reply} and closes the connection: a body that did not arrive in time (408) or
+     * that the server had no room to hold (429). Inside the request's scope as every other answer
+     * on this listener, so that an application's timers and traces count these refusals too.
+     */
     private void answerAndClose(Reply reply, Response response, Callback callback) {
-      try {
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        write(reply, response.getRequest(), response, callback, OpenAiServer::notTold);
-      } catch (Throwable t) {
-        callback.failed(t);
-      }
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      answer(response.getRequest(), response, callback, () -> reply);
     }
   }
 

@@ -12,11 +12,15 @@ import org.jspecify.annotations.Nullable;
  * fragments that are no JSON. One space after a field's colon is dropped, as the format says, and a
  * {@code data:} with no space is read alike. A line opening with a colon is a comment, and the
  * other fields ({@code event}, {@code id}, {@code retry}, and any the format does not know) are no
- * part of the data; an event named {@code error} is told apart ({@link #errorEvent()}). An event
- * whose data is empty is none, unless it is named {@code error}. Data left when the stream ends
- * without the blank line that dispatches it is no event: the format discards it, and so do the
- * Python SDK and the Node SDK through v6 (v7 dispatches it), so most clients of the upstream never
- * see it either ({@link #endedInsideAnEvent()} says so).
+ * part of the data; an event named {@code error} is told apart ({@link #errorEvent()}). A blank
+ * line ends an event when a {@code data} field came since the last one, even with an empty value,
+ * or an {@code event} field named it (its last such field not empty): so {@code event: ping} alone
+ * is an event whose data is empty, as the Python SDK and the Node SDK (v6 and v7) dispatch it, each
+ * then failing to read that data as JSON. Lines with neither ({@code id:} or {@code retry:} alone)
+ * end none, as in the Node SDK. Data left when the stream ends without the blank line that
+ * dispatches it is no event: the format discards it, and so do the Python SDK and the Node SDK
+ * through v6 (v7 dispatches it), so most clients of the upstream never see it either ({@link
+ * #endedInsideAnEvent()} says so).
  *
  * <p>Why a bound: an event's data is held until its blank line comes, so an upstream sending data
  * lines without end would fill the heap; the joined data is held to {@code maxDataChars}, past
@@ -33,8 +37,8 @@ final class ServerSentEvents {
   private boolean endedInside;
   private long events;
 
-  /** Whether an {@code event: error} field came since the last dispatch. */
-  private boolean namedError;
+  /** The value of the last {@code event} field since the last dispatch; empty if none came. */
+  private String name = "";
 
   /** Whether the event last returned by {@link #next} was named {@code error}. */
   private boolean errorEvent;
@@ -52,7 +56,8 @@ final class ServerSentEvents {
   }
 
   /**
-   * The next event's data, or null at the end of the stream.
+   * The next event's data (empty for an event whose data is, or that has a name and no data), or
+   * null at the end of the stream.
    *
    * @throws IOException as {@link EventLines#next()}, or {@link EventLines.TooLong} if an event's
    *     data is over its bound
@@ -61,27 +66,25 @@ final class ServerSentEvents {
     String line;
     while ((line = lines.next()) != null) {
       if (line.isEmpty()) {
-        boolean named = namedError;
-        namedError = false;
-        if (pending || named) {
+        String named = name;
+        name = "";
+        if (pending || !named.isEmpty()) {
           pending = false;
           String event = data.toString();
           data.setLength(0);
-          if (!event.isEmpty() || named) {
-            events++;
-            errorEvent = named;
-            return event;
-          }
+          events++;
+          errorEvent = named.equals("error");
+          return event;
         }
         continue;
       }
       int from = line.startsWith("data") ? fieldValue(line, 4) : -1;
       if (from < 0) {
         if (line.startsWith("event")) {
-          // The last event field names the event, as the format says; only "error" matters here.
+          // The last event field names the event, as the format says.
           int at = fieldValue(line, 5);
           if (at >= 0) {
-            namedError = line.substring(at).equals("error");
+            name = line.substring(at);
           }
         } else if (line.startsWith("error")) {
           int at = fieldValue(line, 5);

@@ -81,13 +81,46 @@ class UpstreamEventFieldsTest {
         "data: [DONE]\r\r");
   }
 
+  /**
+   * Blank lines with no data field and no event name before them end no event, as in every SDK; nor
+   * do {@code id} or {@code retry} alone (the Python SDK dispatches those, both Node SDKs do not),
+   * nor an {@code event} field with an empty value.
+   */
   @Test
   void emptyEvents_doneTwiceOrMissing_areRead() throws Exception {
     String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
     servesAbc(
-        "data:\n\n", "data\n\n", "\n\n\n", abc, USAGE, "data: [DONE]\n\n", "data: [DONE]\n\n");
+        "\n\n\n",
+        "id: 7\n\n",
+        "retry: 10\n\n",
+        "event:\n\n",
+        "event: ping\nevent:\n\n",
+        abc,
+        USAGE,
+        "data: [DONE]\n\n",
+        "data: [DONE]\n\n");
     servesAbc(abc, USAGE);
     servesAbc(abc, USAGE, "data: [DONE]\n\n", "data: {not json after the end}\n\n");
+  }
+
+  /**
+   * Regression: an event with a name and no data ({@code event: ping}), or a data field with an
+   * empty value, was skipped as no event, where the Python SDK and the Node SDK (v6 and v7) each
+   * dispatch it and fail to parse its empty data as JSON, so their clients could not read such a
+   * stream. It now fails the serve as an event that is not JSON.
+   */
+  @Test
+  void anEventWithEmptyData_orANameAndNoData_isAnEventThatIsNotJson() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    for (String empty :
+        new String[] {
+          "event: ping\n\n", "event:ping\r\n\r\n", "data:\n\n", "data\n\n", "event: ping\ndata:\n\n"
+        }) {
+      assertThatThrownBy(() -> streamed(abc, empty, USAGE, "data: [DONE]\n\n"))
+          .as(empty)
+          .isInstanceOf(EngineException.class)
+          .hasMessage("the upstream sent a stream event that is not JSON: its data is empty");
+    }
   }
 
   @Test

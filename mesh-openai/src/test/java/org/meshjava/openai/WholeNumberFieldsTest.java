@@ -82,6 +82,31 @@ class WholeNumberFieldsTest {
     }
   }
 
+  /**
+   * Numbers a hostile client writes where an integer is expected: past a double's range ({@code
+   * 1e400}, which a lenient reader takes as infinity), below its precision ({@code 1e-400}, zero),
+   * past 64 bits, and negative zero, which is the integer 0 and refused as any 0 is (out of range
+   * for {@code max_tokens}; for {@code n}, one choice is served). None is served, none is a 500.
+   */
+  @Test
+  void numbersAtTheEdgesOfTheirTypes_areRefusedNamingTheField() throws Exception {
+    for (String field : List.of("max_tokens", "n")) {
+      for (String edge :
+          List.of("1e400", "-1e400", "1e-400", "9223372036854775808", "-9223372036854775809")) {
+        String body = withField(Fixture.chat("x"), field, edge);
+        refused(f.post("/v1/chat/completions", body), field, edge);
+      }
+    }
+    refused(
+        f.post("/v1/chat/completions", withField(Fixture.chat("x"), "max_tokens", "-0")),
+        "max_tokens",
+        "-0");
+    JsonNode n =
+        f.post("/v1/chat/completions", withField(Fixture.chat("x"), "n", "-0"))
+            .error(400, "unsupported");
+    assertThat(n.get("param").asText()).isEqualTo("n");
+  }
+
   private static ObjectNode responses(String input) {
     ObjectNode body = Fixture.JSON.createObjectNode();
     body.put("model", "auto");
