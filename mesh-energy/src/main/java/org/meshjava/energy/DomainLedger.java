@@ -575,6 +575,11 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     lastLeaveReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
     leftOnce = true;
+    if (share.stale) {
+      // Taken out of the books by this very read (an hour old by now, or counted out by another
+      // meter's read since this ledger last read): its figure is the estimator's, as above.
+      return new Exit(false, 0, share.apportionedUj, true);
+    }
     // Measured between the reads, not the caller's times: a read at the open that was slow (a
     // driver call that blocked, a wait for this monitor) leaves the counter less of the window to
     // resolve than the caller's clock says, down to a single refresh, or none.

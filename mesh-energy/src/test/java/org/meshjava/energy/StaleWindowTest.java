@@ -60,6 +60,23 @@ class StaleWindowTest {
   }
 
   /**
+   * A window whose close is the first read of its counter since it went an hour old (no serve,
+   * watch or timer read in between) was taken out of the books by that very read, yet its close
+   * went on to grade the counter's delta over the hour a reading alone.
+   */
+  @Test
+  void aWindowClosedAnHourOn_withNoReadBetween_isTheEstimators() {
+    try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, r -> {})) {
+      clock.advanceMillis(5);
+      MeterWindow lost = meter.open(Set.of(ProbedMeter.CPU0));
+      clock.advanceMillis(61 * MINUTE_MS);
+      counter.work(1_000);
+      clock.advanceMillis(5);
+      closesAsTheEstimators(lost, meter, "the hour-old window");
+    }
+  }
+
+  /**
    * Pinned, before session 35, that the other meter's first serve still found the stale window
    * counted (ModelBased) until the read in the stale window's own meter took it out; any meter's
    * read of the counter takes it out now, so that serve is a reading.
