@@ -1679,14 +1679,15 @@ public final class FileJournal implements Journal {
 
   /**
    * Writes the journal's marker and its twin ({@link JournalSegments#marked}) beside it before the
-   * first pending segment goes into its segment folder, and forces their folder: a pending segment
-   * found without them is refused as no archive's. Either one missing (removed by hand) is written
-   * again. A folder archived by a version that named segments first (neither there) may hold what
-   * that version's killed archive left, the segment {@code killed} named for the live file's first
-   * record (a copy of its first lines, which the live file still holds); it is removed, and that
-   * forced, before the marker is written, for under the marker it would read as an older copy's
-   * segment. A file there that is not a copy of the live file's first bytes ({@code live}) holds
-   * records the live file does not: it is kept, and the archive refused.
+   * first pending segment goes into its segment folder, and forces their folder, also when both
+   * were there already: a pending segment found without them is refused as no archive's. Either one
+   * missing (removed by hand) is written again. A folder archived by a version that named segments
+   * first (neither there) may hold what that version's killed archive left, the segment {@code
+   * killed} named for the live file's first record (a copy of its first lines, which the live file
+   * still holds); it is removed, and that forced, before the marker is written, for under the
+   * marker it would read as an older copy's segment. A file there that is not a copy of the live
+   * file's first bytes ({@code live}) holds records the live file does not: it is kept, and the
+   * archive refused.
    */
   private static void mark(Path journal, Path killed, FileChannel live, Forcer forcer)
       throws IOException, JournalException {
@@ -1694,9 +1695,6 @@ public final class FileJournal implements Journal {
     Path twin = JournalSegments.markerTwin(journal);
     boolean hasMarker = Files.exists(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     boolean hasTwin = Files.exists(twin, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    if (hasMarker && hasTwin) {
-      return;
-    }
     if (!hasMarker && !hasTwin) {
       if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
           && !copiesTheStartOf(killed, live)) {
@@ -1722,6 +1720,9 @@ public final class FileJournal implements Journal {
     if (!hasTwin) {
       writeMarker(twin, journal);
     }
+    // Forced even when both were there: an archive killed after it wrote them and before it forced
+    // their folder left names a power cut may still take, and the pending segment this archive
+    // forces next would then outlive them and be refused as no archive's.
     Path folder = marker.toAbsolutePath().getParent();
     if (folder != null) { // null only for a journal named as a root, which cannot be a file
       forcer.forceDirectory(folder);
