@@ -403,6 +403,10 @@ public final class FileJournal implements Journal {
     // Before anything is created: a new file in a segment folder would itself be taken for a
     // segment, one holding no record.
     JournalSegments.requireNotSegment(path);
+    if (!Files.isSymbolicLink(path)) {
+      // Before a folder is made for it; a link's target is checked where it is resolved.
+      JournalSegments.requireNameFits(path, path);
+    }
     Path real;
     Object identity;
     try {
@@ -415,6 +419,7 @@ public final class FileJournal implements Journal {
         // lock is the file's, whatever name reached it), and CREATE_NEW on that final name, for
         // the reason below.
         Path create = Files.isSymbolicLink(path) ? danglingTarget(path) : path;
+        JournalSegments.requireNameFits(path, create);
         // Checked before the file is made: a new journal beside segments would be refused at once
         // (below), and an empty file left behind would then stand where the live one is missing.
         requireAfterArchive(path, 0, 0);
@@ -446,6 +451,7 @@ public final class FileJournal implements Journal {
         }
       }
       real = path.toRealPath();
+      JournalSegments.requireNameFits(path, real);
       if (!Files.isRegularFile(real)) {
         // /dev/null would take every record and "sync" it, so grants would be honoured on a
         // journal that keeps nothing; a pipe would block the first read for ever.
