@@ -203,9 +203,27 @@ final class UserFile {
       throws IOException {
     Path target = path.toAbsolutePath();
     if (target.getParent() != null) {
-      Files.createDirectories(target.getParent());
+      createFolders(target.getParent());
     }
     writeWholeInFolder(target, bytes, replace, attributes);
+  }
+
+  /**
+   * Makes {@code folder} and the folders missing above it, as {@link Files#createDirectories}, but
+   * fails with {@link java.nio.file.NotDirectoryException} naming the file that stands where one of
+   * them goes. The JDK says {@link java.nio.file.FileAlreadyExistsException} for it, which is also
+   * what a file to be created new that is there already fails with, so {@link #reason} could not
+   * tell "in the way of a folder" from "already there".
+   */
+  static void createFolders(Path folder) throws IOException {
+    try {
+      Files.createDirectories(folder);
+    } catch (java.nio.file.FileAlreadyExistsException inTheWay) {
+      java.nio.file.NotDirectoryException e =
+          new java.nio.file.NotDirectoryException(inTheWay.getFile());
+      e.initCause(inTheWay);
+      throw e;
+    }
   }
 
   /**
@@ -416,9 +434,15 @@ final class UserFile {
     if (e instanceof AccessDeniedException) {
       return "permission denied";
     }
-    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
-      // Where it is not a refusal to overwrite: a file where a folder must be made.
+    if (e instanceof java.nio.file.NotDirectoryException f) {
+      // A file where a folder must be made (createFolders), or must be listed.
       return f.getFile() + " exists and is not a folder";
+    }
+    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+      // Where it is not a refusal to overwrite: a file that was to be new (a partial file another
+      // writer made meanwhile, a name taken between the check and the write). Only that it is
+      // there is known; what it is, a file or a folder, is not.
+      return f.getFile() + " already exists";
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();
