@@ -354,6 +354,28 @@ final class UserFile {
     }
   }
 
+  /**
+   * The file whose write {@code file} would be a partial file of, by its name alone ({@code
+   * .NAME.partial-PID} or {@code .NAME.partial-PID-N}, as {@link #partialOf} names them): {@link
+   * #removeLeftoverPartials} removes such a file once no process of that PID runs, so nothing else
+   * may be written under such a name.
+   */
+  static java.util.Optional<Path> partialTarget(Path file) {
+    Path absolute = file.toAbsolutePath();
+    Path name = absolute.getFileName();
+    if (name == null) {
+      return java.util.Optional.empty();
+    }
+    java.util.regex.Matcher m = PARTIAL_NAME.matcher(name.toString());
+    return m.matches() && PARTIAL_WRITER.matcher(m.group(2)).matches()
+        ? java.util.Optional.of(absolute.resolveSibling(m.group(1)))
+        : java.util.Optional.empty();
+  }
+
+  /** A partial file's name: {@code .NAME.partial-} then what {@link #PARTIAL_WRITER} matches. */
+  private static final java.util.regex.Pattern PARTIAL_NAME =
+      java.util.regex.Pattern.compile("\\.(.+)\\.partial-(.+)", java.util.regex.Pattern.DOTALL);
+
   /** Whether a process with {@code pid} is running on this machine. */
   private static boolean alive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);

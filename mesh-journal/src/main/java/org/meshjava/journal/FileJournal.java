@@ -1783,7 +1783,7 @@ public final class FileJournal implements Journal {
    * {@code real} (its real path).
    */
   private static Path archiving(Path real) {
-    return real.resolveSibling(real.getFileName() + ".archiving");
+    return real.resolveSibling(real.getFileName() + JournalOwnedName.ARCHIVING);
   }
 
   /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */

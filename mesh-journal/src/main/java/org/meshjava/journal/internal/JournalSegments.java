@@ -27,7 +27,7 @@ public final class JournalSegments {
   private JournalSegments() {}
 
   /** What a segment directory's name adds to its journal's name. */
-  private static final String EXTENSION = ".segments";
+  public static final String EXTENSION = ".segments";
 
   /** What a segment's name ends with after its 20 digits. */
   private static final String SUFFIX = ".jsonl";
@@ -46,7 +46,7 @@ public final class JournalSegments {
    * segment bears its final name only once the live file was cut past it; a journal without it was
    * archived by a version that named the segment first, and is judged as such.
    */
-  private static final String MARKER = EXTENSION + "-named-after-cut";
+  public static final String MARKER = EXTENSION + "-named-after-cut";
 
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
