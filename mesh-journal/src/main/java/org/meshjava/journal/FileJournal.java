@@ -423,6 +423,9 @@ public final class FileJournal implements Journal {
         // Checked before the file is made: a new journal beside segments would be refused at once
         // (below), and an empty file left behind would then stand where the live one is missing.
         requireAfterArchive(path, 0, 0);
+        if (!create.equals(path)) {
+          requireNoArchiveBesideLink(path, create);
+        }
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
@@ -562,6 +565,44 @@ public final class FileJournal implements Journal {
       at = folder == null ? to : folder.resolve(to);
     }
     return at;
+  }
+
+  /**
+   * Refuses to make a new journal at {@code create} through {@code link}, a symbolic link to
+   * nothing, where the link's own name has an archive's files beside it: its segment folder, its
+   * marker or the marker's twin (SPEC.md 60.8). The name was then an archived journal's live file,
+   * and a link was put in its place; the journal made where the link points would begin afresh,
+   * beside none of them, and every presentation and budget spent in the archived records could be
+   * spent again, as the live file removed outright is refused for ({@link #requireAfterArchive}).
+   */
+  private static void requireNoArchiveBesideLink(Path link, Path create) throws JournalException {
+    Path name = link.getFileName();
+    if (name == null) {
+      return;
+    }
+    List<Path> left =
+        java.util.stream.Stream.of(
+                link.resolveSibling(name + JournalSegments.EXTENSION),
+                link.resolveSibling(name + JournalSegments.MARKER),
+                link.resolveSibling("." + name + JournalSegments.MARKER))
+            .filter(f -> Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+            .toList();
+    if (left.isEmpty()) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.CORRUPT,
+        "cannot open "
+            + link
+            + ": it is a symbolic link to "
+            + create
+            + ", which does not exist, and beside the link lie "
+            + left
+            + ", which an archive of a journal of that name leaves; a new journal made where the"
+            + " link points would begin without the records archived from it, and every"
+            + " presentation and budget spent in them could be spent again. Put back the"
+            + " journal's live file (SPEC.md 60.8)",
+        null);
   }
 
   /** Whether {@code real} still names the file of {@code identity}. */
