@@ -1550,6 +1550,7 @@ final class JournalCommand extends CommandGroup {
       if (Files.exists(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
         throw new CliException("--out " + out + " exists; not overwritten");
       }
+      refuseOwnedName(out);
       // Written beside --out under a name that says it is partial, and renamed to --out only once
       // whole and on disk: an export stopped part way (a break in the chain, a full disk, Ctrl-C
       // or SIGTERM) never leaves at --out a shorter journal that reads as complete. Each export
@@ -1621,6 +1622,36 @@ final class JournalCommand extends CommandGroup {
                   : Counted.of(end.count(), "record") + " written to " + out)
               + tornTail(end, "was not copied"));
       return 0;
+    }
+
+    /**
+     * Refuses an {@code --out} that a file journal's machinery, or another write's, owns: what is
+     * written there is removed or taken for theirs by the next opening, archive or write (the file
+     * an archive writes before its rename, which the next opening deletes; a file in a segment or
+     * snapshot folder; the archive's marker or its twin; a partial file of a write in progress).
+     */
+    private static void refuseOwnedName(Path out) throws CliException {
+      java.util.Optional<org.meshjava.journal.JournalOwnedName> owned =
+          org.meshjava.journal.JournalOwnedName.of(out);
+      if (owned.isPresent()) {
+        throw new CliException(
+            "--out "
+                + out
+                + ": that name is "
+                + owned.get().what()
+                + " journal "
+                + owned.get().journal()
+                + ", whose machinery removes or replaces what is there; name another file");
+      }
+      java.util.Optional<Path> partialOf = UserFile.partialTarget(out);
+      if (partialOf.isPresent()) {
+        throw new CliException(
+            "--out "
+                + out
+                + ": that name is a partial file of a write of "
+                + partialOf.get()
+                + ", removed by the next write of it once its process is gone; name another file");
+      }
     }
 
     /** Removes the partial copy, if it is still there; nothing to report if that fails. */

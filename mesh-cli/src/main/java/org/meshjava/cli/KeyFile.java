@@ -96,8 +96,9 @@ final class KeyFile {
         (HexFormat.of().formatHex(key.exportSeed()) + "\n").getBytes(StandardCharsets.US_ASCII);
     FileAttribute<?>[] ownerOnly;
     try {
-      Path parent = path.toAbsolutePath().getParent();
-      Files.createDirectories(parent);
+      // Only a root has no folder, and a root is a folder, refused above.
+      Path parent = java.util.Objects.requireNonNull(path.toAbsolutePath().getParent(), "folder");
+      UserFile.createFolders(parent);
       ownerOnly =
           Files.getFileStore(parent).supportsFileAttributeView("posix")
               ? new FileAttribute<?>[] {

@@ -203,9 +203,27 @@ final class UserFile {
       throws IOException {
     Path target = path.toAbsolutePath();
     if (target.getParent() != null) {
-      Files.createDirectories(target.getParent());
+      createFolders(target.getParent());
     }
     writeWholeInFolder(target, bytes, replace, attributes);
+  }
+
+  /**
+   * Makes {@code folder} and the folders missing above it, as {@link Files#createDirectories}, but
+   * fails with {@link java.nio.file.NotDirectoryException} naming the file that stands where one of
+   * them goes. The JDK says {@link java.nio.file.FileAlreadyExistsException} for it, which is also
+   * what a file to be created new that is there already fails with, so {@link #reason} could not
+   * tell "in the way of a folder" from "already there".
+   */
+  static void createFolders(Path folder) throws IOException {
+    try {
+      Files.createDirectories(folder);
+    } catch (java.nio.file.FileAlreadyExistsException inTheWay) {
+      java.nio.file.NotDirectoryException e =
+          new java.nio.file.NotDirectoryException(inTheWay.getFile());
+      e.initCause(inTheWay);
+      throw e;
+    }
   }
 
   /**
@@ -336,6 +354,28 @@ final class UserFile {
     }
   }
 
+  /**
+   * The file whose write {@code file} would be a partial file of, by its name alone ({@code
+   * .NAME.partial-PID} or {@code .NAME.partial-PID-N}, as {@link #partialOf} names them): {@link
+   * #removeLeftoverPartials} removes such a file once no process of that PID runs, so nothing else
+   * may be written under such a name.
+   */
+  static java.util.Optional<Path> partialTarget(Path file) {
+    Path absolute = file.toAbsolutePath();
+    Path name = absolute.getFileName();
+    if (name == null) {
+      return java.util.Optional.empty();
+    }
+    java.util.regex.Matcher m = PARTIAL_NAME.matcher(name.toString());
+    return m.matches() && PARTIAL_WRITER.matcher(m.group(2)).matches()
+        ? java.util.Optional.of(absolute.resolveSibling(m.group(1)))
+        : java.util.Optional.empty();
+  }
+
+  /** A partial file's name: {@code .NAME.partial-} then what {@link #PARTIAL_WRITER} matches. */
+  private static final java.util.regex.Pattern PARTIAL_NAME =
+      java.util.regex.Pattern.compile("\\.(.+)\\.partial-(.+)", java.util.regex.Pattern.DOTALL);
+
   /** Whether a process with {@code pid} is running on this machine. */
   private static boolean alive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
@@ -416,9 +456,15 @@ final class UserFile {
     if (e instanceof AccessDeniedException) {
       return "permission denied";
     }
-    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
-      // Where it is not a refusal to overwrite: a file where a folder must be made.
+    if (e instanceof java.nio.file.NotDirectoryException f) {
+      // A file where a folder must be made (createFolders), or must be listed.
       return f.getFile() + " exists and is not a folder";
+    }
+    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+      // Where it is not a refusal to overwrite: a file that was to be new (a partial file another
+      // writer made meanwhile, a name taken between the check and the write). Only that it is
+      // there is known; what it is, a file or a folder, is not.
+      return f.getFile() + " already exists";
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();

@@ -50,6 +50,28 @@ class UserFileTest {
         .hasMessageContaining("is not text (it holds control bytes)");
   }
 
+  /**
+   * The words for a file that is there say what is wrong with it: one in the way of a folder "is
+   * not a folder", one that was to be new "already exists". Regression: both read "exists and is
+   * not a folder", said of a file the write would only have had to leave alone.
+   */
+  @Test
+  void reason_tellsAFileAlreadyThere_fromAFileWhereAFolderGoes() throws Exception {
+    Path taken = Files.writeString(dir.resolve("taken.key"), "mine");
+    FileAlreadyExistsException there =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            FileAlreadyExistsException.class,
+            () -> UserFile.writeWhole(taken, new byte[] {1}, false));
+    assertThat(UserFile.reason(there)).isEqualTo(taken.toAbsolutePath() + " already exists");
+    java.io.IOException inTheWay =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            java.io.IOException.class,
+            () -> UserFile.writeWhole(taken.resolve("x.key"), new byte[] {1}, false));
+    assertThat(UserFile.reason(inTheWay))
+        .isEqualTo(taken.toAbsolutePath() + " exists and is not a folder");
+    assertThat(taken).hasContent("mine");
+  }
+
   @Test
   void readText_refusesAFileLargerThanAnyItReads_beforeHoldingIt() throws Exception {
     Path big = dir.resolve("big.key");

@@ -403,6 +403,10 @@ public final class FileJournal implements Journal {
     // Before anything is created: a new file in a segment folder would itself be taken for a
     // segment, one holding no record.
     JournalSegments.requireNotSegment(path);
+    if (!Files.isSymbolicLink(path)) {
+      // Before a folder is made for it; a link's target is checked where it is resolved.
+      JournalSegments.requireNameFits(path, path);
+    }
     Path real;
     Object identity;
     try {
@@ -415,9 +419,13 @@ public final class FileJournal implements Journal {
         // lock is the file's, whatever name reached it), and CREATE_NEW on that final name, for
         // the reason below.
         Path create = Files.isSymbolicLink(path) ? danglingTarget(path) : path;
+        JournalSegments.requireNameFits(path, create);
         // Checked before the file is made: a new journal beside segments would be refused at once
         // (below), and an empty file left behind would then stand where the live one is missing.
         requireAfterArchive(path, 0, 0);
+        if (!create.equals(path)) {
+          requireNoArchiveBesideLink(path, create);
+        }
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
@@ -446,6 +454,7 @@ public final class FileJournal implements Journal {
         }
       }
       real = path.toRealPath();
+      JournalSegments.requireNameFits(path, real);
       if (!Files.isRegularFile(real)) {
         // /dev/null would take every record and "sync" it, so grants would be honoured on a
         // journal that keeps nothing; a pipe would block the first read for ever.
@@ -556,6 +565,44 @@ public final class FileJournal implements Journal {
       at = folder == null ? to : folder.resolve(to);
     }
     return at;
+  }
+
+  /**
+   * Refuses to make a new journal at {@code create} through {@code link}, a symbolic link to
+   * nothing, where the link's own name has an archive's files beside it: its segment folder, its
+   * marker or the marker's twin (SPEC.md 60.8). The name was then an archived journal's live file,
+   * and a link was put in its place; the journal made where the link points would begin afresh,
+   * beside none of them, and every presentation and budget spent in the archived records could be
+   * spent again, as the live file removed outright is refused for ({@link #requireAfterArchive}).
+   */
+  private static void requireNoArchiveBesideLink(Path link, Path create) throws JournalException {
+    Path name = link.getFileName();
+    if (name == null) {
+      return;
+    }
+    List<Path> left =
+        java.util.stream.Stream.of(
+                link.resolveSibling(name + JournalSegments.EXTENSION),
+                link.resolveSibling(name + JournalSegments.MARKER),
+                link.resolveSibling("." + name + JournalSegments.MARKER))
+            .filter(f -> Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+            .toList();
+    if (left.isEmpty()) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.CORRUPT,
+        "cannot open "
+            + link
+            + ": it is a symbolic link to "
+            + create
+            + ", which does not exist, and beside the link lie "
+            + left
+            + ", which an archive of a journal of that name leaves; a new journal made where the"
+            + " link points would begin without the records archived from it, and every"
+            + " presentation and budget spent in them could be spent again. Put back the"
+            + " journal's live file (SPEC.md 60.8)",
+        null);
   }
 
   /** Whether {@code real} still names the file of {@code identity}. */
@@ -1679,14 +1726,15 @@ public final class FileJournal implements Journal {
 
   /**
    * Writes the journal's marker and its twin ({@link JournalSegments#marked}) beside it before the
-   * first pending segment goes into its segment folder, and forces their folder: a pending segment
-   * found without them is refused as no archive's. Either one missing (removed by hand) is written
-   * again. A folder archived by a version that named segments first (neither there) may hold what
-   * that version's killed archive left, the segment {@code killed} named for the live file's first
-   * record (a copy of its first lines, which the live file still holds); it is removed, and that
-   * forced, before the marker is written, for under the marker it would read as an older copy's
-   * segment. A file there that is not a copy of the live file's first bytes ({@code live}) holds
-   * records the live file does not: it is kept, and the archive refused.
+   * first pending segment goes into its segment folder, and forces their folder, also when both
+   * were there already: a pending segment found without them is refused as no archive's. Either one
+   * missing (removed by hand) is written again. A folder archived by a version that named segments
+   * first (neither there) may hold what that version's killed archive left, the segment {@code
+   * killed} named for the live file's first record (a copy of its first lines, which the live file
+   * still holds); it is removed, and that forced, before the marker is written, for under the
+   * marker it would read as an older copy's segment. A file there that is not a copy of the live
+   * file's first bytes ({@code live}) holds records the live file does not: it is kept, and the
+   * archive refused.
    */
   private static void mark(Path journal, Path killed, FileChannel live, Forcer forcer)
       throws IOException, JournalException {
@@ -1694,9 +1742,6 @@ public final class FileJournal implements Journal {
     Path twin = JournalSegments.markerTwin(journal);
     boolean hasMarker = Files.exists(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     boolean hasTwin = Files.exists(twin, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    if (hasMarker && hasTwin) {
-      return;
-    }
     if (!hasMarker && !hasTwin) {
       if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
           && !copiesTheStartOf(killed, live)) {
@@ -1722,6 +1767,9 @@ public final class FileJournal implements Journal {
     if (!hasTwin) {
       writeMarker(twin, journal);
     }
+    // Forced even when both were there: an archive killed after it wrote them and before it forced
+    // their folder left names a power cut may still take, and the pending segment this archive
+    // forces next would then outlive them and be refused as no archive's.
     Path folder = marker.toAbsolutePath().getParent();
     if (folder != null) { // null only for a journal named as a root, which cannot be a file
       forcer.forceDirectory(folder);
@@ -1776,7 +1824,7 @@ public final class FileJournal implements Journal {
    * {@code real} (its real path).
    */
   private static Path archiving(Path real) {
-    return real.resolveSibling(real.getFileName() + ".archiving");
+    return real.resolveSibling(real.getFileName() + JournalOwnedName.ARCHIVING);
   }
 
   /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */

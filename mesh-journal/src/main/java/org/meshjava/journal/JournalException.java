@@ -69,7 +69,13 @@ public final class JournalException extends ReasonedException {
      * the other names (or reaching the journal through a symbolic link instead) lets the archive go
      * on.
      */
-    HARD_LINKED
+    HARD_LINKED,
+    /**
+     * The journal file's name is too long for the files an archive names beside it (the longest
+     * adds 26 bytes, and a file name may be 255 bytes long): refused when the journal is opened,
+     * before anything is written. Not a failure of the disk; renaming the file lets it open.
+     */
+    NAME_TOO_LONG
   }
 
   private final long seq;

@@ -283,7 +283,9 @@ class ArchiveCrashPointsTest {
   void aPendingSegment_withTheLiveFileGone_isRefused_andKept() throws Exception {
     Path p = dir.resolve("j");
     make(p, Before.ARCHIVED_ONCE);
-    assertThatThrownBy(() -> archive(p, 8, stopAt(4, true))).isInstanceOf(Killed.class);
+    // The fifth force is the cut's: the first is of the proof files' folder, forced again though
+    // both are there (ArchiveProofForcedTest), then the pending segment, its folder, the new file.
+    assertThatThrownBy(() -> archive(p, 8, stopAt(5, true))).isInstanceOf(Killed.class);
     Path pending = JournalSegments.pendingFile(p, 3);
     assertThat(pending).exists();
     assertThat(FileJournal.firstSequence(p)).isEqualTo(8); // the cut was made

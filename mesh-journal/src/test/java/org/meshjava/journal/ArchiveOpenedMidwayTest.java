@@ -27,7 +27,7 @@ class ArchiveOpenedMidwayTest {
   @Test
   void anOpeningAtEveryStepOfAnArchive_isRefusedLocked_andVerifyReadsEveryRecord()
       throws Exception {
-    for (int step = 1; step <= 5; step++) {
+    for (int step = 1; step <= 6; step++) {
       Path p = dir.resolve("j" + step);
       FileJournalStreamTest.journal(p, 6);
       LiveFileOlderThanArchiveTest.archiveUpTo(p, 3);
@@ -68,9 +68,9 @@ class ArchiveOpenedMidwayTest {
       assertThat(FileJournalStreamTest.scan(p, JournalPosition.GENESIS))
           .as("step " + step)
           .isEqualTo(all);
-      if (step <= 3) {
-        // before the cut (the pending segment, its name, the live file's new beginning): the
-        // journal is the archive's
+      if (step <= 4) {
+        // before the cut (the proof files' folder, the pending segment, its name, the live file's
+        // new beginning): the journal is the archive's
         List<Path> before = folder(p);
         assertThatThrownBy(() -> FileJournal.open(p).close())
             .as("step " + step)

@@ -314,6 +314,30 @@ class JournalLockTest {
     assertThat(journal).exists();
   }
 
+  /**
+   * A holder killed with SIGKILL runs no cleanup; the OS drops its lock with the process, and no
+   * file of it stays to be taken for a lock still held. Of two processes racing for the journal
+   * then, exactly one opens and the other is refused {@code LOCKED}, and this process, while the
+   * winner holds it, is refused too.
+   */
+  @Test
+  void aHolderKilledWithSigkill_leavesNoStaleLock_andOfTwoRacingAfterItExactlyOneOpens()
+      throws Exception {
+    Path journal = dir.resolve("j.log");
+    Process killed = child(journal);
+    assertThat(firstLine(killed)).isEqualTo("OPEN");
+    killed.destroyForcibly();
+    assertThat(killed.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    Process a = child(journal);
+    Process b = child(journal);
+    List<String> answers = List.of(firstLine(a), firstLine(b));
+    assertThat(answers).containsExactlyInAnyOrder("OPEN", "LOCKED");
+    assertRefusedHere(journal);
+    try (var left = Files.list(dir)) {
+      assertThat(left.map(f -> f.getFileName().toString())).containsExactly("j.log");
+    }
+  }
+
   private void assertRefusedHere(Path name) {
     assertThatThrownBy(() -> FileJournal.open(name))
         .isInstanceOfSatisfying(

@@ -45,9 +45,15 @@ class SettledSegmentCutForcedTest {
    */
   static void archiveKilledAtTheCut(Path p, int upTo) throws Exception {
     Path folder = p.toRealPath().getParent();
+    boolean[] segmentWritten = {false};
+    // The journal's folder is forced before the segment too (for the proof files beside it,
+    // ArchiveProofForcedTest); the cut is its first force after the pending segment's.
     Forcer killedAtTheCut =
         (channel, file, metaData) -> {
-          if (file.equals(folder)) {
+          if (String.valueOf(file.getFileName()).endsWith(".pending")) {
+            segmentWritten[0] = true;
+          }
+          if (file.equals(folder) && segmentWritten[0]) {
             throw new ArchiveCrashPointsTest.Killed();
           }
           channel.force(metaData);

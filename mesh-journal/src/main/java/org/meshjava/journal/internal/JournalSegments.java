@@ -27,7 +27,7 @@ public final class JournalSegments {
   private JournalSegments() {}
 
   /** What a segment directory's name adds to its journal's name. */
-  private static final String EXTENSION = ".segments";
+  public static final String EXTENSION = ".segments";
 
   /** What a segment's name ends with after its 20 digits. */
   private static final String SUFFIX = ".jsonl";
@@ -46,7 +46,7 @@ public final class JournalSegments {
    * segment bears its final name only once the live file was cut past it; a journal without it was
    * archived by a version that named the segment first, and is judged as such.
    */
-  private static final String MARKER = EXTENSION + "-named-after-cut";
+  public static final String MARKER = EXTENSION + "-named-after-cut";
 
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
@@ -281,6 +281,54 @@ public final class JournalSegments {
   public static Path markerTwin(Path journal) {
     Path marker = marker(journal);
     return marker.resolveSibling("." + marker.getFileName());
+  }
+
+  /**
+   * The longest file name, in bytes, that the file systems a journal is kept on take (ext4, XFS,
+   * btrfs, tmpfs and ZFS: 255 bytes; APFS and NTFS: 255 characters, which are never fewer).
+   */
+  public static final int MAX_NAME_BYTES = 255;
+
+  /**
+   * The longest name, in UTF-8 bytes, a journal file may have: that of its {@link #markerTwin}, the
+   * longest name made beside it, still fits in {@link #MAX_NAME_BYTES}.
+   */
+  public static final int MAX_JOURNAL_NAME_BYTES = MAX_NAME_BYTES - 1 - MARKER.length();
+
+  /**
+   * Refuses the journal file {@code file}, opened as {@code path}, whose name is too long for the
+   * names an archive makes beside it: the twin of its marker, the longest, would exceed {@link
+   * #MAX_NAME_BYTES}, and every archive would fail on it ("File name too long") after writing the
+   * marker. Refused when the journal is opened, before anything is made, so that a steward is not
+   * started on a journal that can never be archived.
+   *
+   * @throws JournalException {@code NAME_TOO_LONG}, naming the limit
+   */
+  public static void requireNameFits(Path path, Path file) throws JournalException {
+    Path name = file.getFileName();
+    if (name == null) {
+      return;
+    }
+    int bytes = name.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes <= MAX_JOURNAL_NAME_BYTES) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.NAME_TOO_LONG,
+        "cannot open "
+            + path
+            + ": the journal file's name "
+            + (path.equals(file) ? "" : "(" + file + ") ")
+            + "is "
+            + bytes
+            + " bytes long, and a journal's name may be at most "
+            + MAX_JOURNAL_NAME_BYTES
+            + " bytes (UTF-8), for an archive names files beside it that add up to "
+            + (MAX_NAME_BYTES - MAX_JOURNAL_NAME_BYTES)
+            + " bytes to it, and a file name may be at most "
+            + MAX_NAME_BYTES
+            + " bytes; rename the journal file (SPEC.md 60.8)",
+        null);
   }
 
   /**
