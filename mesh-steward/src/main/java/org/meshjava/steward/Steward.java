@@ -268,6 +268,20 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * Replays a serve this steward sealed on {@code backend}, one of its {@link #backends()}, held to
+   * the receipt's backend by the name it was registered under ({@link #backendName}), as the serve
+   * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
+   * ReplayInputs, ServingEngine, String)}). Meters, seals and journals nothing. Thread-safe as far
+   * as the engine is.
+   *
+   * @return exactly one verdict; never throws for a mismatch
+   * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
+   */
+  public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
+    return Replayer.replay(serve, backend, backendName(backend));
+  }
+
+  /**
    * Whether a request may name {@code model} ({@link ServeRequest#model()}): some backend has that
    * name or serves that recipe. A request naming any other model is refused while routing.
    */
