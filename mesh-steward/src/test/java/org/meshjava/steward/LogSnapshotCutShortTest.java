@@ -108,6 +108,29 @@ class LogSnapshotCutShortTest {
     }
   }
 
+  /**
+   * The same cut under a steward that saved the snapshot itself and reads its tree's levels from
+   * the file it mapped back (SPEC.md §60.9), with no restart between.
+   */
+  @Test
+  void aSnapshotCutShortAfterTheStewardReadItBack_refusesTheLog_typed() throws Exception {
+    try (FileJournal j = FileJournal.openUnsynced(dir.resolve("journal"))) {
+      for (int i = 0; i < RECEIPTS; i++) {
+        j.append(new JournalEntry.Sealed(i, envelope(i)));
+      }
+    }
+    try (Steward s = open()) {
+      s.snapshot();
+      cutLatestSnapshot();
+
+      assertUnreadable(() -> s.inclusionProof(3, RECEIPTS));
+      ServeRequest r = GrantFixture.request("after the cut", 3, 10_000);
+      assertThat(s.serve(r, GrantFixture.payload(r)).receipt().sequence()).isEqualTo(RECEIPTS);
+      assertUnreadable(s::checkpoint);
+      assertThatCode(s::close).doesNotThrowAnyException();
+    }
+  }
+
   interface LogCall {
     Object call() throws Exception;
   }
