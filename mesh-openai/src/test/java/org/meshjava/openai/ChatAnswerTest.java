@@ -14,18 +14,26 @@ import org.meshjava.steward.Steward;
 
 class ChatAnswerTest {
 
+  /** An ephemeral steward serving the reference engine "small". */
+  private static Steward small() {
+    return Steward.ephemeral()
+        .meter(new EstimatorMeter())
+        .backend(ReferenceEngine.builder().name("small").build())
+        .build();
+  }
+
+  /** "hi", at most 3 tokens. */
+  private static ChatAsk hi() {
+    return ChatAsk.builder(new Prompt(List.of(new Prompt.Message("user", "hi"))))
+        .maxTokens(3)
+        .jouleCeilingUj(10_000_000)
+        .build();
+  }
+
   @Test
   void answerAtTheTokenCeiling_isCut_andReadsTheServedTokens() throws Exception {
-    try (Steward steward =
-        Steward.ephemeral()
-            .meter(new EstimatorMeter())
-            .backend(ReferenceEngine.builder().name("small").build())
-            .build()) {
-      ChatAsk ask =
-          ChatAsk.builder(new Prompt(List.of(new Prompt.Message("user", "hi"))))
-              .maxTokens(3)
-              .jouleCeilingUj(10_000_000)
-              .build();
+    try (Steward steward = small()) {
+      ChatAsk ask = hi();
       ServeResult result = steward.serve(ask.request(), ask.prompt());
 
       ChatAnswer answer = new ChatAnswer(ask, result);
@@ -45,16 +53,8 @@ class ChatAnswerTest {
    */
   @Test
   void aResultWithNoTextDecodedBeforeItsSeal_isRefused_notDecodedAfterIt() throws Exception {
-    try (Steward steward =
-        Steward.ephemeral()
-            .meter(new EstimatorMeter())
-            .backend(ReferenceEngine.builder().name("small").build())
-            .build()) {
-      ChatAsk ask =
-          ChatAsk.builder(new Prompt(List.of(new Prompt.Message("user", "hi"))))
-              .maxTokens(3)
-              .jouleCeilingUj(10_000_000)
-              .build();
+    try (Steward steward = small()) {
+      ChatAsk ask = hi();
       ServeResult fromTokens = steward.serve(ask.request(), TokenSequence.of(1, 2, 3));
 
       assertThat(fromTokens.text()).isEmpty();

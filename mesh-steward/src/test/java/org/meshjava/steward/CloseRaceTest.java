@@ -48,14 +48,7 @@ class CloseRaceTest {
     GrantChain chain = f.chain(BUDGET_UJ);
     Steward s = f.steward(FileJournal.open(journal)).build();
     ServingPool serving =
-        ServingPool.start(
-            THREADS,
-            (thread, i) -> {
-              ServeRequest req = GrantFixture.request(thread + "/" + i, 4, CEILING_UJ);
-              return i % 2 == 0
-                  ? s.serve(req, GrantFixture.payload(req), f.present(chain, req))
-                  : s.serve(req, GrantFixture.payload(req));
-            });
+        ServingPool.start(THREADS, ServingPool.halfGranted(f, s, chain, "race", CEILING_UJ));
     serving.awaitSealed(THREADS * 2);
     CyclicBarrier together = new CyclicBarrier(CLOSERS);
     List<Thread> closers = new ArrayList<>();
@@ -79,11 +72,7 @@ class CloseRaceTest {
 
     assertThat(serving.refused)
         .allSatisfy(e -> assertThat(e).isInstanceOf(StewardClosedException.class));
-    long debitedBySealed =
-        serving.handedOut.stream()
-            .filter(r -> r.receipt().grantId().isPresent())
-            .mapToLong(r -> r.receipt().energy().uj())
-            .sum();
+    long debitedBySealed = serving.grantedJoules();
     try (Steward again = f.steward(FileJournal.open(journal)).build()) {
       assertThat(again.head().nextSequence()).isEqualTo(serving.handedOut.size());
       assertThat(again.unresolved()).isEmpty();

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,7 +13,6 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
@@ -42,10 +38,7 @@ class LogSnapshotCutShortTest {
   @TempDir Path dir;
 
   Steward open() throws Exception {
-    return f.steward(FileJournal.open(dir.resolve("journal")))
-        .snapshots(new FileSnapshotStore(dir.resolve("snaps")))
-        .snapshotEvery(0)
-        .build();
+    return SnapshotCutShortWhileServingTest.open(f, dir);
   }
 
   static ContentId envelope(int i) {
@@ -143,15 +136,7 @@ class LogSnapshotCutShortTest {
     assertThat(e.getMessage()).contains("snapshot").contains("restart");
   }
 
-  /** Truncates the latest snapshot file, which the start restored from and goes on reading. */
   void cutLatestSnapshot() throws Exception {
-    List<Path> files;
-    try (Stream<Path> listed = Files.list(dir.resolve("snaps"))) {
-      files = listed.filter(p -> p.toString().endsWith(".snapshot")).sorted().toList();
-    }
-    assertThat(files).isNotEmpty();
-    try (FileChannel ch = FileChannel.open(files.getLast(), StandardOpenOption.WRITE)) {
-      ch.truncate(0);
-    }
+    SnapshotCutShortWhileServingTest.cutLatestSnapshot(dir);
   }
 }
