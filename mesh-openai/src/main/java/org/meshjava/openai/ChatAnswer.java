@@ -14,20 +14,30 @@ import org.meshjava.steward.ServeResult;
  */
 public record ChatAnswer(ChatAsk ask, ServeResult result) {
 
-  /** Validates the record. */
+  /**
+   * Validates the record.
+   *
+   * @throws IllegalArgumentException if {@code result} carries no text the steward decoded before
+   *     the seal ({@link ServeResult#text()}): it was not served for the ask's prompt text (a
+   *     payload the caller tokenized, a decision), and decoding its tokens here would run the
+   *     tokenizer after the serve was sealed and paid for
+   */
   public ChatAnswer {
     Objects.requireNonNull(ask, "ask");
     Objects.requireNonNull(result, "result");
+    if (result.text().isEmpty()) {
+      throw new IllegalArgumentException(
+          "the result carries no text decoded before its seal: it is not a serve of the ask's"
+              + " prompt text (Steward.serve(ask.request(), ask.prompt()))");
+    }
   }
 
   /**
    * The served text, decoded with the serving engine's own tokenizer: as the steward decoded it
-   * before the serve was sealed ({@link ServeResult#text()}), for a chat asked as text.
+   * before the serve was sealed ({@link ServeResult#text()}). Never decoded here.
    */
   public String text() {
-    return result
-        .text()
-        .orElseGet(() -> result.route().chosen().tokenizer().decode(result.tokens()));
+    return result.text().orElseThrow();
   }
 
   /**

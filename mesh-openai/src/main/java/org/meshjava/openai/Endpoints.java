@@ -30,6 +30,7 @@ import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
+import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.steward.GrantDeniedException;
 import org.meshjava.steward.GrantsSuspendedException;
@@ -184,15 +185,20 @@ final class Endpoints {
   }
 
   private interface LogHandler {
-    Reply answer() throws BindingException, ServeException;
+    Reply answer() throws BindingException, ServeException, LogException;
   }
 
-  /** A transparency-log answer; a checkpoint that cannot be journalled is answered by reason. */
+  /**
+   * A transparency-log answer; a checkpoint that cannot be journalled is answered by reason, a log
+   * that can no longer be read 503 {@code log_unreadable}.
+   */
   private static Reply logged(LogHandler h) throws BindingException {
     try {
       return h.answer();
     } catch (ServeException e) {
       return byReason(e);
+    } catch (LogException e) {
+      return LogEndpoints.refusal(e, null);
     }
   }
 
@@ -482,6 +488,9 @@ final class Endpoints {
           "not_evidence",
           "the receipt is no evidence about this steward: " + e.getMessage(),
           Optional.of("receipt"));
+    } catch (LogException e) {
+      // The log cannot be read (SPEC 60.8): no verdict either way, and nothing changed.
+      return LogEndpoints.refusal(e, null);
     }
     if (answer.verdict() == WitnessVerdict.HELD) {
       ObjectNode ok = NODES.objectNode();

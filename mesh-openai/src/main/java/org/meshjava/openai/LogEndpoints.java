@@ -38,7 +38,7 @@ final class LogEndpoints {
   }
 
   /** {@code GET /v1/mesh/checkpoint}: signs a new checkpoint first if the log grew. */
-  Reply checkpoint() throws ServeException {
+  Reply checkpoint() throws ServeException, LogException {
     if (!steward.keepsLog()) {
       return refusal(
           new LogException(LogException.Reason.NOT_KEPT, "this steward keeps no transparency log"),
@@ -58,7 +58,7 @@ final class LogEndpoints {
    * (SPEC.md §60.4): grants are suspended and it is answered 409 {@code checkpoint_not_held};
    * anything else gets the cosignature's answers.
    */
-  Reply cosign(JsonNode body) throws BindingException, ServeException {
+  Reply cosign(JsonNode body) throws BindingException, ServeException, LogException {
     String text =
         Endpoints.text(
             body, "checkpoint", "the signed note with the witness's signature line added");
@@ -88,7 +88,7 @@ final class LogEndpoints {
    * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]} or {@code ?envelope_id=HEX[&size=M]}:
    * exactly one of the two names the receipt; size defaults to the latest checkpoint.
    */
-  Reply inclusion(String query) throws BindingException, ServeException {
+  Reply inclusion(String query) throws BindingException, ServeException, LogException {
     Map<String, String> q = params(query);
     Optional<Long> seq = number(q, "seq");
     Optional<ContentId> id = envelopeId(q);
@@ -135,7 +135,7 @@ final class LogEndpoints {
   }
 
   /** {@code GET /v1/mesh/proof/consistency?from=M[&to=N]}: to defaults to the latest checkpoint. */
-  Reply consistency(String query) throws BindingException, ServeException {
+  Reply consistency(String query) throws BindingException, ServeException, LogException {
     Map<String, String> q = params(query);
     long from = number(q, "from").orElseThrow(() -> missing("from"));
     long to = number(q, "to").orElse(latestSize());
@@ -153,7 +153,7 @@ final class LogEndpoints {
     }
   }
 
-  private long latestSize() throws ServeException {
+  private long latestSize() throws ServeException, LogException {
     return steward
         .checkpoint()
         .map(
@@ -198,7 +198,21 @@ final class LogEndpoints {
     return out;
   }
 
-  private static Reply refusal(LogException e, @Nullable String param) {
+  /**
+   * The reply to a refused log answer. A log whose tree can no longer be read (SPEC.md §60.8) is
+   * the server's fault, not the request's: 503 {@code log_unreadable}, no parameter named, and not
+   * worth resending before the operator restarts the steward.
+   */
+  static Reply.Json refusal(LogException e, @Nullable String param) {
+    if (e.reason() == LogException.Reason.UNREADABLE) {
+      return ErrorReply.of(
+              503,
+              "service_unavailable_error",
+              "log_unreadable",
+              String.valueOf(e.getMessage()),
+              Optional.empty())
+          .futile();
+    }
     int status =
         switch (e.reason()) {
           case OUT_OF_RANGE, NOT_KEPT -> 404;

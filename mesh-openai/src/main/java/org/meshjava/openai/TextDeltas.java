@@ -140,17 +140,14 @@ public final class TextDeltas {
   }
 
   /**
-   * The text still unsent once the whole output is known. Empty if the tokenizer decoded a prefix
-   * of the output to text the whole output's text does not begin with; the final event's full text
-   * is then the authority.
-   */
-  public String finish(TokenSequence all) {
-    return finish(tokenizer.decode(all));
-  }
-
-  /**
-   * The text still unsent, as {@link #finish(TokenSequence)}, given the whole output's decoding
-   * already made (by the steward, before the serve was sealed: {@code ServeResult.text()}).
+   * The text still unsent once the whole output is known, given as the whole output's decoding the
+   * steward made before the serve was sealed ({@code ServeResult.text()}). Empty if the tokenizer
+   * decoded a prefix of the output to text the whole output's text does not begin with; the final
+   * event's full text is then the authority.
+   *
+   * <p>There is no form taking the output tokens: decoding them here would run the tokenizer after
+   * the serve was sealed and paid for, where a tokenizer that fails or answers otherwise the second
+   * time leaves a reply that disagrees with what was sealed, or none (SPEC.md §60.1, step 3).
    */
   public String finish(String whole) {
     return delta(whole, false);

@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,11 +16,13 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalSeal;
+import org.meshjava.journal.MappedReadFault;
 import org.meshjava.journal.ReceiptIds;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteSignature;
@@ -46,6 +49,16 @@ import org.slf4j.LoggerFactory;
  * published only once it is durable. A witness's proof does not wait on that lock while the latest
  * published checkpoint already covers its receipt: a journal slow to write one checkpoint then
  * holds up only the callers that need a newer one.
+ *
+ * <p>Design note: a tree restored from a snapshot, or moved onto one it saved, reads its levels in
+ * place from the mapped file (SPEC.md §60.8). A file cut short under the running steward makes the
+ * next read past its new end fault ({@link MappedReadFault}), in an append as in a proof, and an
+ * append it cuts leaves the tree part written. So every use of the tree goes through {@link #read},
+ * under the tree's own lock: the first fault marks the log {@link #unreadable} before any other
+ * caller can take the lock, and from then on every answer is refused {@link
+ * LogException.Reason#UNREADABLE} and every append is skipped, so nothing is ever read from a tree
+ * an append was cut in. Sealing goes on: each receipt is journalled before its leaf is appended,
+ * and a restart rebuilds the tree from the journal, the receipts sealed since included.
  */
 sealed class LogKeeper permits LogKeeper.Off {
   private static final Logger LOG = LoggerFactory.getLogger(LogKeeper.class);
@@ -81,6 +94,13 @@ sealed class LogKeeper permits LogKeeper.Off {
    * refuse the journal. Guarded by {@link #writing}.
    */
   private long handedToJournal;
+
+  /**
+   * Why the tree can no longer be read, once a read of its mapped levels faulted; null while it
+   * can. Set under the tree's lock ({@link #read}), so no reader that takes the lock after the
+   * fault reads the tree.
+   */
+  private volatile @Nullable String unreadable;
 
   private LogKeeper(
       @Nullable TransparencyLog log,
@@ -314,7 +334,16 @@ sealed class LogKeeper permits LogKeeper.Off {
    * snapshot then carries no tree).
    */
   byte[] levels(long first, long count) {
-    return levelsLength(first, count) == 0 ? new byte[0] : tree().packedLevels(count);
+    if (levelsLength(first, count) == 0) {
+      return new byte[0];
+    }
+    try {
+      return read(t -> t.packedLevels(count));
+    } catch (LogException unreadableNow) {
+      // The snapshotter's own read of the same file fails it as cut short; this one only needs to
+      // keep the levels out of the snapshot.
+      return new byte[0];
+    }
   }
 
   /**
@@ -323,7 +352,7 @@ sealed class LogKeeper permits LogKeeper.Off {
    */
   long levelsLength(long first, long count) {
     TransparencyLog t = tree();
-    if (count == 0 || t.firstSequence() != first || t.size() < count) {
+    if (unreadable != null || count == 0 || t.firstSequence() != first || t.size() < count) {
       return 0;
     }
     return org.meshjava.receipt.tlog.internal.MerkleTree.packedLength(count);
@@ -346,24 +375,119 @@ sealed class LogKeeper permits LogKeeper.Off {
    * @return whether the keeper now reads these, and nothing of an earlier read-back
    */
   boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
-    return tree.isPresent() && tree().adoptLevels(saved.first(), tree.get());
-  }
-
-  /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */
-  void append(long sequence, ContentId envelopeId) {
-    tree().append(sequence, envelopeId);
-  }
-
-  /** Whether the log's leaf for receipt {@code sequence} is the one of this envelope id. */
-  boolean holds(long sequence, ContentId envelopeId) {
-    TransparencyLog t = tree();
-    long index = sequence - t.firstSequence();
+    if (tree.isEmpty()) {
+      return false;
+    }
     try {
-      return index >= 0
-          && index < t.size()
-          && t.leafHashAt(index).equals(InclusionProof.leafHash(envelopeId));
-    } catch (LogException e) {
-      throw new IllegalStateException("leaf " + index + " vanished from the log", e);
+      return read(t -> t.adoptLevels(saved.first(), tree.get()));
+    } catch (LogException unreadableNow) {
+      return false;
+    }
+  }
+
+  /**
+   * Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. Once
+   * the tree is {@link #unreadable} nothing is appended (the receipt is journalled, and a restart
+   * puts it in the tree); an append that meets the fault marks it so and returns, since the
+   * receipt's record is queued by then and the serve is owed its receipt.
+   */
+  void append(long sequence, ContentId envelopeId) {
+    try {
+      read(
+          t -> {
+            t.append(sequence, envelopeId);
+            return true;
+          });
+    } catch (LogException unreadableNow) {
+      // Said once, where the fault marked the log.
+    }
+  }
+
+  /**
+   * Whether the log's leaf for receipt {@code sequence} is the one of this envelope id.
+   *
+   * @throws LogException {@code UNREADABLE} when the tree cannot be read, which says nothing about
+   *     the receipt
+   */
+  boolean holds(long sequence, ContentId envelopeId) throws LogException {
+    return read(
+        t -> {
+          long index = sequence - t.firstSequence();
+          return index >= 0
+              && index < t.size()
+              && t.leafHashAt(index).equals(InclusionProof.leafHash(envelopeId));
+        });
+  }
+
+  /** {@link TransparencyLog#inclusionProof(long, long)}, refused once the tree is unreadable. */
+  InclusionProof inclusionProof(long sequence, long treeSize) throws LogException {
+    log();
+    return read(t -> t.inclusionProof(sequence, treeSize));
+  }
+
+  /** {@link TransparencyLog#inclusionProof(ContentId, long)}, refused once unreadable. */
+  InclusionProof inclusionProof(ContentId envelopeId, long treeSize) throws LogException {
+    log();
+    return read(t -> t.inclusionProof(envelopeId, treeSize));
+  }
+
+  /** {@link TransparencyLog#sequenceOf}, refused once the tree is unreadable. */
+  OptionalLong sequenceOf(ContentId envelopeId) throws LogException {
+    log();
+    return read(t -> t.sequenceOf(envelopeId));
+  }
+
+  /** {@link TransparencyLog#consistencyProof}, refused once the tree is unreadable. */
+  ConsistencyProof consistencyProof(long fromSize, long toSize) throws LogException {
+    log();
+    return read(t -> t.consistencyProof(fromSize, toSize));
+  }
+
+  /** The tree's root at its size now; for tests that compare recoveries. */
+  TreeHash root() throws LogException {
+    log();
+    return read(t -> t.root(t.size()));
+  }
+
+  /** One use of the tree, which may throw what the log refuses with. */
+  @FunctionalInterface
+  private interface TreeRead<T> {
+    T apply(TransparencyLog t) throws LogException;
+  }
+
+  /**
+   * Runs {@code use} on the tree under its lock, unless the tree is {@link #unreadable}; a fault of
+   * a read of its mapped levels marks it so, under the same lock, and is refused as it. Any other
+   * throw passes as it is.
+   *
+   * @throws LogException {@code UNREADABLE} when the tree cannot be read; what {@code use} throws
+   */
+  private <T> T read(TreeRead<T> use) throws LogException {
+    TransparencyLog t = tree();
+    synchronized (t) {
+      String why = unreadable;
+      if (why != null) {
+        throw new LogException(LogException.Reason.UNREADABLE, why);
+      }
+      try {
+        return use.apply(t);
+      } catch (InternalError e) {
+        if (!MappedReadFault.in(e)) {
+          throw e;
+        }
+        String cut =
+            "the transparency log cannot be read: the snapshot file its tree is read from was cut"
+                + " short while the steward ran ("
+                + e.getMessage()
+                + "), so it answers no proof, checkpoint or witness until a restart (put the whole"
+                + " file back, or remove the cut one so that the restart replays the journal);"
+                + " receipts are still sealed and journalled, and the restart puts them in the log";
+        unreadable = cut;
+        LOG.error("{}", cut);
+        LogException refused = new LogException(LogException.Reason.UNREADABLE, cut);
+        refused.initCause(e);
+        throw refused;
+      }
     }
   }
 
@@ -386,7 +510,7 @@ sealed class LogKeeper permits LogKeeper.Off {
       return Optional.of(
           "it signed a tree of " + signed.size() + " receipts but its log holds " + held);
     }
-    TreeHash root = t.root(signed.size());
+    TreeHash root = read(l -> l.root(signed.size()));
     if (!root.equals(signed.root())) {
       return Optional.of(
           "it signed root "
@@ -415,13 +539,19 @@ sealed class LogKeeper permits LogKeeper.Off {
    * not tried again: it is said once, at INFO.
    */
   void afterSeal() {
+    if (unreadable != null) {
+      return; // no checkpoint can be signed until a restart: said once, where it was found
+    }
     long due = tree().size() / every * every;
     long claimed = cadenceClaimed.get();
     if (due > claimed && cadenceClaimed.compareAndSet(claimed, due)) {
       try {
         checkpoint();
-      } catch (ServeException | RuntimeException e) {
+      } catch (ServeException | LogException | RuntimeException e) {
         cadenceClaimed.compareAndSet(due, claimed);
+        if (e instanceof LogException) {
+          return; // the tree became unreadable: said once, where it was found
+        }
         if (journalClosed(e)) {
           // A serve that sealed as its steward closed: no seal follows to try again, and the
           // journal did not fail, so "tried again after each seal" would send an operator after a
@@ -457,11 +587,14 @@ sealed class LogKeeper permits LogKeeper.Off {
    * Signs, journals and publishes a checkpoint if the log grew; returns the latest. Whoever
    * journals a checkpoint after cadence ones failed (a manual one, a witness's, the closing one)
    * says the log is signed again, once.
+   *
+   * @throws LogException {@code UNREADABLE} once the tree cannot be read: a checkpoint cannot be
+   *     signed, and the latest one may no longer be the log's head
    */
-  Optional<SignedNote> checkpoint() throws ServeException {
+  Optional<SignedNote> checkpoint() throws ServeException, LogException {
     writing.lock();
     try {
-      Optional<SignedNote> next = tree().signNext();
+      Optional<SignedNote> next = read(TransparencyLog::signNext);
       if (next.isPresent()) {
         record(next.get());
         if (cadenceFailing.compareAndSet(true, false)) {
@@ -483,11 +616,13 @@ sealed class LogKeeper permits LogKeeper.Off {
    * journalling a checkpoint, a receipt the latest published one covers is proven against that one
    * at once, rather than after a write that may be slow; only a receipt it does not cover waits.
    * Either way the checkpoint named is one the journal holds.
+   *
+   * @throws LogException {@code UNREADABLE} once the tree cannot be read
    */
-  Optional<WitnessAnswer.Proof> prove(long sequence) {
+  Optional<WitnessAnswer.Proof> prove(long sequence) throws LogException {
     TransparencyLog t = tree();
     if (!writing.tryLock()) {
-      Optional<WitnessAnswer.Proof> published = proofAgainst(t, sequence, t.latest());
+      Optional<WitnessAnswer.Proof> published = proofAgainst(sequence, t.latest());
       if (published.isPresent()) {
         return published;
       }
@@ -497,12 +632,14 @@ sealed class LogKeeper permits LogKeeper.Off {
       Optional<SignedNote> note;
       try {
         note = checkpoint();
+      } catch (LogException e) {
+        throw e;
       } catch (ServeException | RuntimeException e) {
         // A journal that fails unchecked fails the new checkpoint, not the witness's answer.
         LOG.warn("no new checkpoint for the witness: {}", FailureWords.of(e));
         note = t.latest();
       }
-      return proofAgainst(t, sequence, note);
+      return proofAgainst(sequence, note);
     } finally {
       writing.unlock();
     }
@@ -513,15 +650,19 @@ sealed class LogKeeper permits LogKeeper.Off {
    * when it does not cover the receipt. The size is read from the note itself, so the proof and the
    * checkpoint agree even if a newer one is published meanwhile.
    */
-  private static Optional<WitnessAnswer.Proof> proofAgainst(
-      TransparencyLog t, long sequence, Optional<SignedNote> note) {
+  private Optional<WitnessAnswer.Proof> proofAgainst(long sequence, Optional<SignedNote> note)
+      throws LogException {
     if (note.isEmpty()) {
       return Optional.empty();
     }
     try {
       long size = Checkpoint.parse(note.get().text()).size();
-      return Optional.of(new WitnessAnswer.Proof(t.inclusionProof(sequence, size), note.get()));
+      InclusionProof proof = read(l -> l.inclusionProof(sequence, size));
+      return Optional.of(new WitnessAnswer.Proof(proof, note.get()));
     } catch (LogException notCovered) {
+      if (notCovered.reason() == LogException.Reason.UNREADABLE) {
+        throw notCovered;
+      }
       return Optional.empty();
     }
   }
@@ -539,6 +680,8 @@ sealed class LogKeeper permits LogKeeper.Off {
     writing.lock();
     try {
       TransparencyLog t = log();
+      // Nothing is journalled for a log that can be read no more.
+      read(l -> true);
       if (handedToJournal > t.latestCheckpoint().map(Checkpoint::size).orElse(0L)) {
         // A newer checkpoint than the published one may be stored: the log is signed again first,
         // so the cosigned older one is refused as not the latest instead of journalled after it.
@@ -554,7 +697,7 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
   }
 
-  private void record(SignedNote note) throws ServeException {
+  private void record(SignedNote note) throws ServeException, LogException {
     try {
       handedToJournal = Math.max(handedToJournal, Checkpoint.parse(note.text()).size());
       // Through interrupts: a checkpoint queued but not yet published would be signed again.
@@ -563,13 +706,20 @@ sealed class LogKeeper permits LogKeeper.Off {
               new JournalEntry.Checkpoint(
                   note, JournalSeal.by(Objects.requireNonNull(key, "a kept log has a key"))))
           .awaitUninterruptibly();
-      tree().publish(note);
+      read(
+          t -> {
+            t.publish(note);
+            return true;
+          });
     } catch (JournalException e) {
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           "the checkpoint could not be journalled, so it is not handed out: " + e.getMessage(),
           e);
     } catch (LogException e) {
+      if (e.reason() == LogException.Reason.UNREADABLE) {
+        throw e;
+      }
       throw new IllegalStateException("a checkpoint this log just signed does not publish", e);
     }
   }
@@ -578,6 +728,8 @@ sealed class LogKeeper permits LogKeeper.Off {
   void closing() {
     try {
       checkpoint();
+    } catch (LogException e) {
+      LOG.warn("closing checkpoint not signed: {}", e.getMessage());
     } catch (ServeException | RuntimeException e) {
       LOG.warn("closing checkpoint not journalled: {}", FailureWords.of(e));
     }

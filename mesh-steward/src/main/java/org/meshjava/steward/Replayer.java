@@ -36,24 +36,56 @@ public final class Replayer {
   private Replayer() {}
 
   /**
-   * Replays the serve {@code serve} describes on {@code engine}.
+   * Replays the serve {@code serve} describes on {@code engine}, which is held to the receipt's
+   * backend by its own {@code name()}. An engine registered with a steward is better replayed under
+   * the name it was registered, routed and sealed under ({@link #replay(ReplayInputs,
+   * ServingEngine, String)}, {@link Steward#replay}): its {@code name()} may answer otherwise by
+   * now.
    *
    * @param serve the receipt, request, prompt payload, opening and any disclosed output
    * @param engine the engine to re-run on
    * @return exactly one verdict; never throws for a mismatch
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
+    Objects.requireNonNull(engine, "engine");
+    return replay(serve, engine, () -> ask("its name", engine::name));
+  }
+
+  /**
+   * Replays the serve {@code serve} describes on {@code engine}, registered under {@code
+   * backendName}: the name a steward routed and sealed it under ({@link Steward#backendName}),
+   * which the receipt's backend must equal. The engine's {@code name()} is not asked: an engine
+   * whose name changes after it is registered (one naming itself after the model it loaded) is
+   * still the backend the receipt names.
+   *
+   * @param serve the receipt, request, prompt payload, opening and any disclosed output
+   * @param engine the engine to re-run on
+   * @param backendName the name {@code engine} is registered under
+   * @return exactly one verdict; never throws for a mismatch
+   */
+  public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, String backendName) {
+    Objects.requireNonNull(backendName, "backendName");
+    return replay(serve, engine, () -> backendName);
+  }
+
+  /** Where a replay reads the backend's name: the registry's, or the engine's own. */
+  @FunctionalInterface
+  private interface BackendName {
+    String get() throws EngineAskFailed;
+  }
+
+  private static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, BackendName name) {
     Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
     try {
-      return replayAsking(serve, engine);
+      return replayAsking(serve, engine, name);
     } catch (EngineAskFailed e) {
       return notReplayable(ReplayVerdict.Reason.ENGINE_FAILED, e.detail);
     }
   }
 
-  private static ReplayVerdict replayAsking(ReplayInputs serve, ServingEngine engine)
-      throws EngineAskFailed {
+  private static ReplayVerdict replayAsking(
+      ReplayInputs serve, ServingEngine engine, BackendName backendName) throws EngineAskFailed {
     MeshReceipt receipt = serve.receipt();
     ServeRequest request = serve.request();
     TokenSequence prompt = serve.prompt();
@@ -67,7 +99,7 @@ public final class Replayer {
               ? "a typed decision carries no output commitment"
               : "the receipt carries no output commitment");
     }
-    String name = ask("its name", engine::name);
+    String name = backendName.get();
     if (!ask("whether it is deterministic", engine::deterministic)) {
       return notReplayable(
           ReplayVerdict.Reason.SAMPLING_ENGINE,

@@ -71,7 +71,6 @@ import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.internal.TransparencyLog;
 import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
@@ -266,6 +265,20 @@ public final class Steward implements AutoCloseable {
    */
   public String backendName(ServingEngine backend) {
     return router.name(backend);
+  }
+
+  /**
+   * Replays a serve this steward sealed on {@code backend}, one of its {@link #backends()}, held to
+   * the receipt's backend by the name it was registered under ({@link #backendName}), as the serve
+   * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
+   * ReplayInputs, ServingEngine, String)}). Meters, seals and journals nothing. Thread-safe as far
+   * as the engine is.
+   *
+   * @return exactly one verdict; never throws for a mismatch
+   * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
+   */
+  public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
+    return Replayer.replay(serve, backend, backendName(backend));
   }
 
   /**
@@ -771,8 +784,10 @@ public final class Steward implements AutoCloseable {
    * gives the same verdict with the transparency log's proof of it.
    *
    * @throws ReceiptException as {@link #witnessed}
+   * @throws LogException as {@link #witnessed}
    */
-  public WitnessVerdict witness(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
+  public WitnessVerdict witness(MeshReceipt receipt, Envelope envelope)
+      throws ReceiptException, LogException {
     return witnessed(receipt, envelope).verdict();
   }
 
@@ -794,8 +809,12 @@ public final class Steward implements AutoCloseable {
    *
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
+   * @throws LogException {@code UNREADABLE} when the log's tree can no longer be read (the snapshot
+   *     file it is read from was cut short under the steward, SPEC.md §60.8): no verdict can be
+   *     given, and nothing changes (grants are not suspended)
    */
-  public WitnessAnswer witnessed(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
+  public WitnessAnswer witnessed(MeshReceipt receipt, Envelope envelope)
+      throws ReceiptException, LogException {
     SealedReceipt opened = Jcr1.open(envelope);
     if (!opened.receipt().equals(receipt)) {
       throw new ReceiptException(
@@ -866,8 +885,7 @@ public final class Steward implements AutoCloseable {
   /** The transparency log's root now, for tests that compare recoveries. */
   org.meshjava.receipt.tlog.TreeHash logRoot() {
     try {
-      TransparencyLog l = logKeeper.log();
-      return l.root(l.size());
+      return logKeeper.root();
     } catch (LogException e) {
       throw new IllegalStateException(e);
     }
@@ -886,8 +904,10 @@ public final class Steward implements AutoCloseable {
    *
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the new checkpoint cannot
    *     be journalled (it is then not handed out)
+   * @throws LogException {@code UNREADABLE} when the log's tree can no longer be read (SPEC.md
+   *     §60.8): no checkpoint is signed or handed out until a restart
    */
-  public Optional<SignedNote> checkpoint() throws ServeException {
+  public Optional<SignedNote> checkpoint() throws ServeException, LogException {
     return logKeeper.checkpoint();
   }
 
@@ -906,10 +926,11 @@ public final class Steward implements AutoCloseable {
    * leaf hash is {@link InclusionProof#leafHash} of the receipt's envelope id.
    *
    * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log;
-   *     {@code NOT_KEPT} when the log is turned off
+   *     {@code NOT_KEPT} when the log is turned off; {@code UNREADABLE} when its tree can no longer
+   *     be read (SPEC.md §60.8)
    */
   public InclusionProof inclusionProof(long sequence, long treeSize) throws LogException {
-    return logKeeper.log().inclusionProof(sequence, treeSize);
+    return logKeeper.inclusionProof(sequence, treeSize);
   }
 
   /**
@@ -917,32 +938,36 @@ public final class Steward implements AutoCloseable {
    * size {@code treeSize}; {@link #logSequenceOf} names its sequence.
    *
    * @throws LogException {@code OUT_OF_RANGE} when the log holds no such receipt within that size,
-   *     or the size is not in the log; {@code NOT_KEPT} when the log is turned off
+   *     or the size is not in the log; {@code NOT_KEPT} when the log is turned off; {@code
+   *     UNREADABLE} when its tree can no longer be read (SPEC.md §60.8)
    */
   public InclusionProof inclusionProof(ContentId envelopeId, long treeSize) throws LogException {
-    return logKeeper.log().inclusionProof(envelopeId, treeSize);
+    return logKeeper.inclusionProof(envelopeId, treeSize);
   }
 
   /**
    * Returns the sequence of the receipt whose envelope id is {@code envelopeId}, or empty when the
-   * transparency log does not hold it.
+   * transparency log does not hold it (or is turned off).
+   *
+   * @throws LogException {@code UNREADABLE} when the log's tree can no longer be read (SPEC.md
+   *     §60.8): whether it holds the receipt cannot be told
    */
-  public OptionalLong logSequenceOf(ContentId envelopeId) {
-    try {
-      return logKeeper.log().sequenceOf(envelopeId);
-    } catch (LogException off) {
+  public OptionalLong logSequenceOf(ContentId envelopeId) throws LogException {
+    if (!keepsLog()) {
       return OptionalLong.empty();
     }
+    return logKeeper.sequenceOf(envelopeId);
   }
 
   /**
    * Returns the proof that the log of size {@code toSize} extends the one of size {@code fromSize}.
    *
    * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size}; {@code
-   *     NOT_KEPT} when the log is turned off
+   *     NOT_KEPT} when the log is turned off; {@code UNREADABLE} when its tree can no longer be
+   *     read (SPEC.md §60.8)
    */
   public ConsistencyProof consistencyProof(long fromSize, long toSize) throws LogException {
-    return logKeeper.log().consistencyProof(fromSize, toSize);
+    return logKeeper.consistencyProof(fromSize, toSize);
   }
 
   /**
@@ -962,7 +987,8 @@ public final class Steward implements AutoCloseable {
    *
    * @throws LogException when the note is no evidence about this steward and changes nothing: not
    *     signed by {@link #logKey()} ({@code UNSIGNED}, {@code BAD_SIGNATURE}), not a checkpoint of
-   *     its log ({@code MALFORMED_CHECKPOINT}); {@code NOT_KEPT} when the log is turned off
+   *     its log ({@code MALFORMED_CHECKPOINT}); {@code NOT_KEPT} when the log is turned off; {@code
+   *     UNREADABLE} when its tree can no longer be read (SPEC.md §60.8), which changes nothing
    */
   public WitnessVerdict witnessCheckpoint(SignedNote checkpoint) throws LogException {
     Optional<String> contradiction = logKeeper.contradiction(checkpoint);
@@ -993,7 +1019,8 @@ public final class Steward implements AutoCloseable {
    * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint ({@link
    *     LogException.Mismatch#OTHER_CHECKPOINT}) or is one this log does not hold ({@link
    *     LogException.Mismatch#NOT_HELD}), {@code UNSIGNED} when no configured witness signed it,
-   *     {@code BAD_SIGNATURE} for a forged line, {@code NOT_KEPT} when the log is turned off
+   *     {@code BAD_SIGNATURE} for a forged line, {@code NOT_KEPT} when the log is turned off,
+   *     {@code UNREADABLE} when its tree can no longer be read (SPEC.md §60.8)
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled,
    *     or if a newer checkpoint whose write failed (it may be stored all the same) cannot be
    *     journalled again first; until it is, no cosignature is journalled after it

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
 
@@ -50,14 +49,7 @@ class CloseWhileServingTest {
     Steward s = f.steward(FileJournal.open(journal)).closeGrace(grace).build();
     ServingPool serving =
         ServingPool.start(
-            THREADS,
-            (thread, i) -> {
-              ServeRequest req =
-                  GrantFixture.request(round + "/" + thread + "/" + i, 4, CEILING_UJ);
-              return i % 2 == 0
-                  ? s.serve(req, GrantFixture.payload(req), f.present(chain, req))
-                  : s.serve(req, GrantFixture.payload(req));
-            });
+            THREADS, ServingPool.halfGranted(f, s, chain, String.valueOf(round), CEILING_UJ));
     serving.awaitSealed(THREADS * 2);
     s.close();
     long lengthAtClose = Files.size(journal);
@@ -76,11 +68,7 @@ class CloseWhileServingTest {
         .as("round %d: the receipts handed out form one chain from 0", round)
         .containsExactlyElementsOf(
             java.util.stream.LongStream.range(0, sequences.size()).boxed().toList());
-    long debitedBySealed =
-        serving.handedOut.stream()
-            .filter(r -> r.receipt().grantId().isPresent())
-            .mapToLong(r -> r.receipt().energy().uj())
-            .sum();
+    long debitedBySealed = serving.grantedJoules();
     try (Steward again = f.steward(FileJournal.open(journal)).build()) {
       assertThat(again.head().nextSequence())
           .as("round %d: the journal holds exactly the receipts handed out", round)

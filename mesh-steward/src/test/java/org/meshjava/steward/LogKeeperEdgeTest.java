@@ -54,7 +54,7 @@ class LogKeeperEdgeTest {
   }
 
   @Test
-  void theFirstLeafOfALogFromGenesis_isHeld() {
+  void theFirstLeafOfALogFromGenesis_isHeld() throws Exception {
     LogKeeper k = keeper(ChainHead.GENESIS);
     CheckpointCadenceTest.appendLeaves(k, 0, 2);
     assertThat(k.holds(0, leaf(0))).isTrue();
@@ -63,7 +63,7 @@ class LogKeeperEdgeTest {
 
   /** A chain continued on a new journal (§6.3): the log's first leaf is receipt 5, not 0. */
   @Test
-  void theFirstLeafOfALogStartingPastZero_isHeld_andAReceiptBeforeItIsNot() {
+  void theFirstLeafOfALogStartingPastZero_isHeld_andAReceiptBeforeItIsNot() throws Exception {
     LogKeeper k = keeper(new ChainHead(5, Optional.of(leaf(4))));
     CheckpointCadenceTest.appendLeaves(k, 5, 2);
     assertThat(k.holds(5, leaf(5))).isTrue();

@@ -38,6 +38,29 @@ final class ServingPool {
     pool = Executors.newFixedThreadPool(count);
   }
 
+  /**
+   * Serves on {@code s} that alternate, per thread, between a grant on {@code chain} (even serves)
+   * and none (odd ones), each request named by {@code name}, the thread and the serve.
+   */
+  static Serve halfGranted(
+      GrantFixture f, Steward s, org.meshjava.jcp.GrantChain chain, String name, long ceilingUj) {
+    return (thread, i) -> {
+      org.meshjava.core.ServeRequest req =
+          GrantFixture.request(name + "/" + thread + "/" + i, 4, ceilingUj);
+      return i % 2 == 0
+          ? s.serve(req, GrantFixture.payload(req), f.present(chain, req))
+          : s.serve(req, GrantFixture.payload(req));
+    };
+  }
+
+  /** The joules the granted receipts handed out so far debited, together. */
+  long grantedJoules() {
+    return handedOut.stream()
+        .filter(r -> r.receipt().grantId().isPresent())
+        .mapToLong(r -> r.receipt().energy().uj())
+        .sum();
+  }
+
   /** Runs {@code round} {@code rounds} times, each on a fresh steward of its own making. */
   static void rounds(int rounds, Round round) throws Exception {
     for (int r = 0; r < rounds; r++) {

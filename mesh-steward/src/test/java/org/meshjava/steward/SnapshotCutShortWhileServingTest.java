@@ -35,10 +35,33 @@ class SnapshotCutShortWhileServingTest {
   @TempDir Path dir;
 
   Steward open() throws Exception {
+    return open(f, dir);
+  }
+
+  /**
+   * A steward of {@code f}'s on the journal in {@code dir}, keeping its snapshots in {@code
+   * dir/snaps}, written only when asked for and on close.
+   */
+  static Steward open(GrantFixture f, Path dir) throws Exception {
     return f.steward(FileJournal.open(dir.resolve("journal")))
         .snapshots(new FileSnapshotStore(dir.resolve("snaps")))
         .snapshotEvery(0)
         .build();
+  }
+
+  /**
+   * Truncates the latest snapshot file in {@code dir/snaps}, which a start restored from, or a
+   * steward saved and read back, and goes on reading.
+   */
+  static void cutLatestSnapshot(Path dir) throws Exception {
+    List<Path> files;
+    try (Stream<Path> listed = Files.list(dir.resolve("snaps"))) {
+      files = listed.filter(p -> p.toString().endsWith(".snapshot")).sorted().toList();
+    }
+    assertThat(files).isNotEmpty();
+    try (FileChannel ch = FileChannel.open(files.getLast(), StandardOpenOption.WRITE)) {
+      ch.truncate(0);
+    }
   }
 
   /**
@@ -73,14 +96,7 @@ class SnapshotCutShortWhileServingTest {
     try (Steward s = open()) {
       long before = s.spend().remainingUj(chain);
       // The latest file, which the start restored from and goes on reading.
-      List<Path> files;
-      try (Stream<Path> listed = Files.list(dir.resolve("snaps"))) {
-        files = listed.filter(p -> p.toString().endsWith(".snapshot")).sorted().toList();
-      }
-      assertThat(files).isNotEmpty();
-      try (FileChannel ch = FileChannel.open(files.getLast(), StandardOpenOption.WRITE)) {
-        ch.truncate(0);
-      }
+      cutLatestSnapshot(dir);
 
       Throwable thrown =
           catchThrowable(() -> s.serve(next, GrantFixture.payload(next), f.present(chain, next)));

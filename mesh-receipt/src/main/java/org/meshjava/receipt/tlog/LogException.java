@@ -32,7 +32,15 @@ public final class LogException extends ReasonedException {
     /** A checkpoint does not match the tree it is said to describe. */
     CHECKPOINT_MISMATCH,
     /** The steward keeps no transparency log: it was turned off. */
-    NOT_KEPT
+    NOT_KEPT,
+    /**
+     * The log's tree can no longer be read where it is kept: a read of the snapshot file its levels
+     * are read from in place faulted, the file having been cut short under the running steward
+     * (SPEC.md §60.8, "Reading in place"). The log answers no proof, checkpoint or witness verdict
+     * until a restart; receipts are still sealed and journalled, and the restart puts them in the
+     * tree.
+     */
+    UNREADABLE
   }
 
   /**
