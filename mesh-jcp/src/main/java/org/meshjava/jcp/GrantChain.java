@@ -154,9 +154,25 @@ public record GrantChain(List<SignedGrant> links) {
     return new CborArray(links.stream().<CborValue>map(SignedGrant::toCbor).toList());
   }
 
-  /** Returns the canonical encoding. */
+  /**
+   * Returns the canonical encoding: the array's head, then each link's envelope as it was signed
+   * and hashed for its id, copied rather than rebuilt from the grant (the journal takes a chain's
+   * id on every granted serve).
+   */
   public byte[] encode() {
-    return toCbor().encode();
+    int size = 1;
+    for (SignedGrant link : links) {
+      size += link.encodedLength();
+    }
+    byte[] out = new byte[size];
+    // A definite-length array of fewer than 24 items has a one-byte head (RFC 8949 §3: major type
+    // 4 in the top three bits, the count in the low five); MAX_LINKS is 16.
+    out[0] = (byte) (0x80 | links.size());
+    int at = 1;
+    for (SignedGrant link : links) {
+      at = link.encodeInto(out, at);
+    }
+    return out;
   }
 
   /** Returns the canonical encoding as lowercase hex. */

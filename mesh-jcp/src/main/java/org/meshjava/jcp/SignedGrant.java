@@ -107,6 +107,17 @@ public final class SignedGrant {
   }
 
   static SignedGrant fromCbor(CborValue value, String path) throws MalformedGrantException {
+    SignedGrant known = DecodedEnvelopes.get(value);
+    if (known != null) {
+      return known;
+    }
+    SignedGrant g = decoded(value, path);
+    DecodedEnvelopes.put(value, g);
+    return g;
+  }
+
+  /** Reads an envelope from its value, every field checked; {@link #fromCbor} memoises this. */
+  static SignedGrant decoded(CborValue value, String path) throws MalformedGrantException {
     FieldReader r = FieldReader.of(value, path, Set.of("grant", "signature"), Set.of());
     Grant grant = Grant.fromCbor(r.value("grant"), r.path("grant"));
     byte[] signature = r.bytes("signature", SIGNATURE_LENGTH);
@@ -138,6 +149,17 @@ public final class SignedGrant {
   /** Returns a copy of the canonical envelope bytes. */
   public byte[] encode() {
     return encoded.clone();
+  }
+
+  /** The length of the canonical envelope, without copying it. */
+  int encodedLength() {
+    return encoded.length;
+  }
+
+  /** Writes the canonical envelope into {@code out} at {@code offset}; returns the end. */
+  int encodeInto(byte[] out, int offset) {
+    System.arraycopy(encoded, 0, out, offset, encoded.length);
+    return offset + encoded.length;
   }
 
   /** Returns the envelope bytes as lowercase hex. */

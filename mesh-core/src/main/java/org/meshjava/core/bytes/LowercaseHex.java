@@ -1,6 +1,5 @@
 package org.meshjava.core.bytes;
 
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -18,8 +17,6 @@ import java.util.Objects;
  * <p>Holds no state: safe from any thread.
  */
 public final class LowercaseHex {
-  private static final HexFormat HEX = HexFormat.of();
-
   private LowercaseHex() {}
 
   /**
@@ -31,10 +28,44 @@ public final class LowercaseHex {
    */
   public static byte[] decode(String text) {
     Objects.requireNonNull(text, "text");
+    int n = text.length();
+    if (n % 2 == 0) {
+      // One pass that reads and checks together: a granted request's presentation is about 1 700
+      // digits, read on every request. Any fault is described by refuse, which looks again.
+      byte[] out = new byte[n / 2];
+      for (int i = 0; i < n; i += 2) {
+        int high = digit(text.charAt(i));
+        int low = digit(text.charAt(i + 1));
+        if ((high | low) < 0) {
+          throw refusal(text);
+        }
+        out[i / 2] = (byte) (high << 4 | low);
+      }
+      return out;
+    }
+    throw refusal(text);
+  }
+
+  /** The value of a lowercase hex digit, or -1 for any other character. */
+  private static int digit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    return -1;
+  }
+
+  /**
+   * Why {@code text}, which is not lowercase hex, is refused: its first bad character and where it
+   * is, else its odd length.
+   */
+  private static IllegalArgumentException refusal(String text) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-        throw new IllegalArgumentException(
+      if (digit(c) < 0) {
+        return new IllegalArgumentException(
             "not lowercase hex: "
                 + describe(c)
                 + " at index "
@@ -42,11 +73,8 @@ public final class LowercaseHex {
                 + (c >= 'A' && c <= 'F' ? " (write it in lower case)" : ""));
       }
     }
-    if (text.length() % 2 != 0) {
-      throw new IllegalArgumentException(
-          "not lowercase hex: " + text.length() + " digits, an odd number (two make a byte)");
-    }
-    return HEX.parseHex(text);
+    return new IllegalArgumentException(
+        "not lowercase hex: " + text.length() + " digits, an odd number (two make a byte)");
   }
 
   /** The character as a reader can see it; upper case is told apart, being the common slip. */

@@ -571,6 +571,15 @@ public final class CanonicalCbor {
           : "h'" + hex + "...' (" + encodedKey.length + " bytes)";
     }
 
+    private static boolean ascii(byte[] raw) {
+      for (byte b : raw) {
+        if (b < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
     private int readByte() throws CborDecodeException {
       if (pos >= end) {
         throw new CborDecodeException(CborRule.TRUNCATED, pos, "input ended");
@@ -579,6 +588,12 @@ public final class CanonicalCbor {
     }
 
     private static String utf8(byte[] raw, int start) throws CborDecodeException {
+      // Nearly every text in our formats (keys, did:keys, hex ids) is ASCII, which is valid UTF-8
+      // byte for byte; a strict decoder made for each one was most of what decoding a grant
+      // allocated. Anything else goes through the strict decoder.
+      if (ascii(raw)) {
+        return new String(raw, StandardCharsets.US_ASCII);
+      }
       try {
         return StandardCharsets.UTF_8
             .newDecoder()

@@ -3,6 +3,8 @@ package org.meshjava.core.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.HexFormat;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The one reader of hex text: lowercase digits, an even number, nothing else. */
@@ -43,5 +45,34 @@ class LowercaseHexTest {
         .hasMessage("not lowercase hex: U+0663 at index 1");
     assertThatThrownBy(() -> LowercaseHex.decode("abc"))
         .hasMessage("not lowercase hex: 3 digits, an odd number (two make a byte)");
+  }
+
+  @Test
+  void randomText_decodesAsHexFormatReadsIt_exactlyWhenItIsEvenLowercaseHex() {
+    long seed = new Random().nextLong();
+    Random random = new Random(seed);
+    String alphabet = "0123456789abcdef";
+    String strangers = "AFGgx -\u0663\u00e9/:@`{";
+    for (int i = 0; i < 2_000; i++) {
+      StringBuilder b = new StringBuilder();
+      for (int j = random.nextInt(20); j > 0; j--) {
+        b.append(
+            random.nextInt(30) == 0
+                ? strangers.charAt(random.nextInt(strangers.length()))
+                : alphabet.charAt(random.nextInt(16)));
+      }
+      String text = b.toString();
+      boolean hex = text.length() % 2 == 0 && text.chars().allMatch(c -> alphabet.indexOf(c) >= 0);
+      if (hex) {
+        assertThat(LowercaseHex.decode(text))
+            .as("seed %d: %s", seed, text)
+            .isEqualTo(HexFormat.of().parseHex(text));
+      } else {
+        assertThatThrownBy(() -> LowercaseHex.decode(text))
+            .as("seed %d: %s", seed, text)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("not lowercase hex: ");
+      }
+    }
   }
 }

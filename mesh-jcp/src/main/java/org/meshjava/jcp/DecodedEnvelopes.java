@@ -1,0 +1,66 @@
+package org.meshjava.jcp;
+
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborValue;
+
+/**
+ * Signed-grant envelopes already decoded, by the canonical CBOR value each was read from.
+ *
+ * <p>Why: every granted request carries its whole chain, and a caller presents the same chain for
+ * request after request with only the nonce and the signature new. Reading an envelope into a
+ * {@link SignedGrant} (every field checked, the grant re-encoded, its id hashed, the re-encoding
+ * compared with the input) was about two thirds of decoding a presentation of two links.
+ *
+ * <p>Why it is sound: decoding an envelope is a pure function of its value. Canonical CBOR values
+ * are equal exactly when their encodings are (the decoder refuses every other encoding), so a value
+ * equal to one decoded before is byte for byte that envelope, and the immutable {@link SignedGrant}
+ * made from it then is the one a fresh decode would make. Only successful decodes are kept; a
+ * refused envelope is read (and refused) again every time, with its own path in the message.
+ * Nothing here is a judgement about the grant: signatures are verified by the {@link Gate} (once
+ * per chain), and the window, revocation, actions, resources and caveats on every request, whatever
+ * this holds.
+ *
+ * <p>Bounded so hostile input cannot grow it: at most {@value #LIMIT} envelopes of at most {@value
+ * #MAX_ENCODED} bytes each, cleared when full (a steward serves a handful of chains; a flood of
+ * distinct ones only costs the decode this saves). Thread-safe.
+ */
+final class DecodedEnvelopes {
+  /** The most envelopes held. */
+  static final int LIMIT = 512;
+
+  /** The largest envelope kept, in bytes of its encoding (a typical link is about 340). */
+  static final int MAX_ENCODED = 2048;
+
+  private static final ConcurrentHashMap<CborValue, SignedGrant> DECODED =
+      new ConcurrentHashMap<>();
+
+  private DecodedEnvelopes() {}
+
+  /** The envelope decoded before from a value equal to {@code value}, or null. */
+  static @Nullable SignedGrant get(CborValue value) {
+    return value instanceof CborMap ? DECODED.get(value) : null;
+  }
+
+  /** Keeps {@code decoded}, which was read from {@code value}, if it is small enough. */
+  static void put(CborValue value, SignedGrant decoded) {
+    if (decoded.encodedLength() > MAX_ENCODED) {
+      return;
+    }
+    if (DECODED.size() >= LIMIT) {
+      DECODED.clear();
+    }
+    DECODED.put(value, decoded);
+  }
+
+  /** How many envelopes are held; for the test that the bound holds. */
+  static int size() {
+    return DECODED.size();
+  }
+
+  /** Forgets every envelope; for tests that compare a cold decode with a warm one. */
+  static void clear() {
+    DECODED.clear();
+  }
+}
