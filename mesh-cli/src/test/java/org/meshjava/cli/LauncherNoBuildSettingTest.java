@@ -2,8 +2,6 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,17 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherNoBuildSettingTest {
   @TempDir Path root;
-
-  /** A tree with one source and a stand-in {@code mvnw}, never built yet. */
-  private void unbuiltTree() throws Exception {
-    Files.writeString(
-        root.resolve("mvnw"),
-        "#!/usr/bin/env bash\nmkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar\n",
-        StandardCharsets.UTF_8);
-    assertThat(root.resolve("mvnw").toFile().setExecutable(true)).isTrue();
-    Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
-    Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
-  }
 
   private LauncherCopy.Ran withNoBuild(String value) throws Exception {
     return LauncherCopy.run(
@@ -41,14 +28,14 @@ class LauncherNoBuildSettingTest {
    */
   @Test
   void zero_buildsWhenStale_asUnsetDoes() throws Exception {
-    unbuiltTree();
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
     // The stand-in jar is empty, so the JVM then fails to start; only the launcher's words count.
     assertThat(withNoBuild("0").out()).contains("mesh: building mesh-cli");
   }
 
   @Test
   void anotherValue_isRefusedInOneLine_exitTwo_beforeAnyBuild() throws Exception {
-    unbuiltTree();
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
     LauncherCopy.Ran r = withNoBuild("yes");
     assertThat(r.code()).as(r.out()).isEqualTo(2);
     assertThat(r.out().strip().lines()).as(r.out()).hasSize(1);
@@ -60,7 +47,7 @@ class LauncherNoBuildSettingTest {
 
   @Test
   void anOverlongValueWithLineBreaks_isShortenedInTheRefusal_stillOneLine() throws Exception {
-    unbuiltTree();
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
     LauncherCopy.Ran r = withNoBuild("x\n".repeat(5000));
     assertThat(r.code()).as(r.out()).isEqualTo(2);
     assertThat(r.out().strip().lines()).as(r.out()).hasSize(1);
