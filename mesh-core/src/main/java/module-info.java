@@ -18,7 +18,10 @@
  * <p>{@code org.meshjava.core.internal} holds a request's canonical form as a CBOR value and its
  * reader ({@code RequestCbor}): the API gives a request's canonical form only as bytes ({@link
  * org.meshjava.core.CanonicalForm#encode()}), and the journal, which embeds requests in its
- * records, and the command line, which reads one from JSON, work in the CBOR value model.
+ * records, and the command line, which reads one from JSON, work in the CBOR value model. It also
+ * holds the rules several modules must apply alike: {@code JvmFailure} (router, energy, steward)
+ * and {@code MappedReadFault} (journal, steward, cli, and the Jlama engine, which maps its weights
+ * and sits below the journal).
  *
  * <p>Internal packages are for what an engine author never calls. A qualified export reaches only
  * named modules: an engine module that requires only this one runs its tests with the steward on
@@ -51,6 +54,7 @@ module org.meshjava.core {
   exports org.meshjava.core.identity;
   exports org.meshjava.core.internal to
       org.meshjava.router,
+      org.meshjava.engine.jlama,
       org.meshjava.energy,
       org.meshjava.journal,
       org.meshjava.steward,

@@ -39,6 +39,7 @@ import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.openai.OpenAiServer;
 import org.meshjava.openai.RequestScope;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.steward.ChainHeadConflictException;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
 import org.meshjava.steward.UnknownChainHeadException;
@@ -628,6 +629,18 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + keyPath
               + ", so where its receipt chain stands is"
               + " unknown; if this key has never sealed a receipt, pass --fresh-chain",
+          e);
+    } catch (ChainHeadConflictException e) {
+      // The steward's words name its builder's setting (chainHead); a user of mesh serve gave
+      // --fresh-chain, usually by repeating the tour's first start.
+      throw new CliException(
+          "cannot start the steward: --fresh-chain starts this key's receipt chain at 0, but"
+              + " journal "
+              + (target != null ? JournalTarget.describe(target) : "(in memory)")
+              + " already records its receipts up to "
+              + e.lastRecorded()
+              + ", and the chain continues from the last of them: drop --fresh-chain (it is"
+              + " given only on a key's first start)",
           e);
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);

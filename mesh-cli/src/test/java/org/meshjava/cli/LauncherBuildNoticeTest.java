@@ -2,8 +2,6 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,13 +18,7 @@ class LauncherBuildNoticeTest {
 
   @Test
   void aBuild_isSaidOnStderr_andAFreshTreeSaysNothingOfIt() throws Exception {
-    Files.writeString(
-        root.resolve("mvnw"),
-        "#!/usr/bin/env bash\nmkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar\n",
-        StandardCharsets.UTF_8);
-    assertThat(root.resolve("mvnw").toFile().setExecutable(true)).isTrue();
-    Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
-    Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
     // An empty MESH_NO_BUILD builds, whatever the shell running the tests exported.
     Map<String, String> env =
         Map.of("JAVA_HOME", System.getProperty("java.home"), "MESH_NO_BUILD", "");

@@ -37,6 +37,21 @@ final class LauncherCopy {
   }
 
   /**
+   * Makes {@code root} a tree with one source that was never built, whose {@code mvnw} is a
+   * stand-in that makes an empty jar: a test sees whether the launcher builds without a real Maven
+   * build (the JVM it then starts fails on the empty jar; only the launcher's words count).
+   */
+  static void unbuiltTreeWithStandInBuild(Path root) throws IOException {
+    Files.writeString(
+        root.resolve("mvnw"),
+        "#!/usr/bin/env bash\nmkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar\n",
+        StandardCharsets.UTF_8);
+    assertThat(root.resolve("mvnw").toFile().setExecutable(true)).isTrue();
+    Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
+    Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
+  }
+
+  /**
    * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}
    * over this process's environment.
    */

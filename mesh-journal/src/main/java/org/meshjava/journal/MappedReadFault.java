@@ -1,62 +1,26 @@
 package org.meshjava.journal;
 
-import java.util.List;
-
 /**
  * Tells the JVM's fault for a read of a file mapped into memory past the end it has now (a snapshot
  * read in place, SPEC.md §60.9, or a model's weights, cut short by something rewriting the file in
  * place) from any other {@link InternalError}. The JVM reports that fault (SIGBUS) as an {@code
- * InternalError}, which is the file changing, not the JVM or mesh failing. Stateless.
+ * InternalError}, which is the file changing, not the JVM or mesh failing. Stateless, so safe from
+ * any thread.
  *
- * <p>The fault is known by where it was thrown, a read of memory outside the heap by the JDK's own
- * code ({@link #NATIVE_MEMORY_READERS}), or else by HotSpot's words for it (a read the compiler
- * inlined into its caller may be reported there): neither alone is a promise of the JVM's, so
- * either will do.
+ * <p>Kept as API for embedders that catch the fault around a steward; the rule itself lives in
+ * mesh-core ({@code org.meshjava.core.internal.MappedReadFault}), where the engines below this
+ * module reach it too, and this class delegates to it.
  */
 public final class MappedReadFault {
   private MappedReadFault() {}
 
   /**
-   * The JDK's classes that read memory outside the heap for a mapped file's buffer or segment: an
-   * {@link InternalError} whose first frame is in one of them is the fault of such a read (mesh
-   * throws none of its own from there).
-   */
-  private static final List<String> NATIVE_MEMORY_READERS =
-      List.of(
-          "java.nio.Direct",
-          "java.nio.MappedByteBuffer",
-          "jdk.internal.misc.Unsafe",
-          "jdk.internal.misc.ScopedMemoryAccess",
-          "jdk.internal.foreign.",
-          "java.lang.invoke.VarHandleSegment",
-          "sun.misc.Unsafe");
-
-  /** HotSpot's words for the fault, in each of its forms. */
-  private static final String HOTSPOT_WORDS = "unsafe memory access operation";
-
-  /**
-   * Whether {@code e} is, or was caused by, the fault of a read of a mapped file past its end; one
-   * thrown on another thread (Jlama's forward pass) arrives wrapped, so the causes are followed.
+   * Whether {@code e} is, or was caused by, the fault of a read of a mapped file past its end: an
+   * {@link InternalError} thrown from the JDK's own read of memory outside the heap, or worded as
+   * HotSpot words the fault. One thrown on another thread (Jlama's forward pass) arrives wrapped,
+   * so the causes are followed.
    */
   public static boolean in(Throwable e) {
-    Throwable at = e;
-    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError
-          && (thrownReadingNativeMemory(at)
-              || String.valueOf(at.getMessage()).contains(HOTSPOT_WORDS))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether {@code e}'s first frame is in one of the {@link #NATIVE_MEMORY_READERS}. */
-  private static boolean thrownReadingNativeMemory(Throwable e) {
-    StackTraceElement[] frames = e.getStackTrace();
-    if (frames.length == 0) {
-      return false;
-    }
-    String where = frames[0].getClassName();
-    return NATIVE_MEMORY_READERS.stream().anyMatch(where::startsWith);
+    return org.meshjava.core.internal.MappedReadFault.in(e);
   }
 }

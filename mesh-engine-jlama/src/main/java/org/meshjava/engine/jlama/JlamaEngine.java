@@ -29,6 +29,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.weights.WeightsDigestException;
@@ -350,27 +351,37 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
         }
         hidden = model.forward(next, pos++, kv, Optional.empty());
       }
-    } catch (RuntimeException e) {
-      throw new JlamaEngineException(
-          JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
-    } catch (InternalError e) {
-      if (!String.valueOf(e.getMessage()).contains("unsafe memory access operation")) {
+    } catch (RuntimeException | InternalError e) {
+      if (e instanceof InternalError && !MappedReadFault.in(e)) {
         throw e;
       }
-      // The JVM's fault for a read past the end of a mapped file (SIGBUS): the weights, mapped
-      // at build, were cut short on disk. Not a bug of the engine; every later serve would fault
-      // the same way until the engine is built again over whole files.
-      throw new JlamaEngineException(
+      throw forwardPassFailed(e);
+    }
+    int[] tokens = Arrays.copyOf(out, n);
+    ServeOutcome outcome =
+        new ServeOutcome(ids.length, n, n, 0, 0, 0, Optional.empty(), Optional.empty());
+    return new EngineResult(TokenSequence.of(tokens), outcome);
+  }
+
+  /**
+   * What a forward pass that threw {@code e} fails with. The JVM's fault for a read past the end of
+   * a mapped file (SIGBUS, an {@link InternalError}) means the weights, mapped at build, were cut
+   * short on disk: not a bug of the engine, and every later serve would fault the same way until
+   * the engine is built again over whole files, so the words say that. Jlama runs a pass's matrix
+   * work on its own worker threads, so the fault may arrive wrapped in the {@link RuntimeException}
+   * that carried it back; the shared rule ({@link MappedReadFault}) follows the causes.
+   */
+  static JlamaEngineException forwardPassFailed(Throwable e) {
+    if (MappedReadFault.in(e)) {
+      return new JlamaEngineException(
           JlamaEngineException.Reason.INFERENCE_FAILED,
           "the model's files were cut short on disk while the engine had them mapped (rewritten"
               + " in place, by cp or a download?): restart it once they are whole, and replace"
               + " them by writing new files beside them and renaming",
           e);
     }
-    int[] tokens = Arrays.copyOf(out, n);
-    ServeOutcome outcome =
-        new ServeOutcome(ids.length, n, n, 0, 0, 0, Optional.empty(), Optional.empty());
-    return new EngineResult(TokenSequence.of(tokens), outcome);
+    return new JlamaEngineException(
+        JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
   }
 
   /** Argmax (earliest on a tie) when greedy; a draw from the tempered softmax otherwise. */

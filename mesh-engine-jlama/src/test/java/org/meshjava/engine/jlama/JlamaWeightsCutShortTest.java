@@ -1,5 +1,6 @@
 package org.meshjava.engine.jlama;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.channels.FileChannel;
@@ -34,5 +35,45 @@ class JlamaWeightsCutShortTest {
           .hasMessageContaining("INFERENCE_FAILED")
           .hasMessageContaining("cut short on disk while the engine had them mapped");
     }
+  }
+
+  /**
+   * Regression: the engine knew the fault only as a bare {@link InternalError} in HotSpot's words.
+   * Jlama runs a pass's matrix work on its own worker threads, and the fault handed back wrapped in
+   * a {@link RuntimeException} failed the serve as "forward pass failed", blaming the engine.
+   */
+  @Test
+  void theFaultWrappedByAWorkerThread_isStillTheWeightsCutShort() {
+    RuntimeException wrapped =
+        new RuntimeException(
+            new java.util.concurrent.ExecutionException(
+                new InternalError("a fault occurred in an unsafe memory access operation")));
+    assertThat(JlamaEngine.forwardPassFailed(wrapped))
+        .hasMessageContaining("INFERENCE_FAILED")
+        .hasMessageContaining("cut short on disk while the engine had them mapped")
+        .hasCause(wrapped);
+  }
+
+  /**
+   * The fault in other words is known, as the journal and the command line know it, by its being
+   * thrown from the JDK's own read of a mapped buffer: the rule is mesh-core's, shared.
+   */
+  @Test
+  void theFaultInOtherWords_thrownReadingAMappedBuffer_isTheWeightsCutShort() {
+    InternalError reworded = new InternalError("SIGBUS at a mapped address");
+    reworded.setStackTrace(
+        new StackTraceElement[] {
+          new StackTraceElement("java.nio.DirectByteBuffer", "get", "DirectByteBuffer.java", 340)
+        });
+    assertThat(JlamaEngine.forwardPassFailed(new RuntimeException(reworded)))
+        .hasMessageContaining("cut short on disk while the engine had them mapped");
+  }
+
+  @Test
+  void anotherFailureOfThePass_isAFailedForwardPass_namingIt() {
+    assertThat(JlamaEngine.forwardPassFailed(new IllegalStateException("shape mismatch")))
+        .hasMessageContaining("INFERENCE_FAILED")
+        .hasMessageContaining("forward pass failed: java.lang.IllegalStateException: shape")
+        .hasMessageNotContaining("cut short");
   }
 }

@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
