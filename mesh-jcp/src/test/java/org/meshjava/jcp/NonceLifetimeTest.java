@@ -7,6 +7,8 @@ import static org.meshjava.jcp.Fixture.*;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.meshjava.core.DenialLabel;
 
 /**
@@ -52,11 +54,18 @@ class NonceLifetimeTest {
     assertThat(large[1]).isEqualTo(small[1]);
   }
 
-  @Test
-  void aForgottenNonce_cannotBeReplayed_evenWhenTheClockStepsBack() throws Exception {
+  /**
+   * At {@code 0} the later decision is at exactly the expiry, which already forgets the nonce (the
+   * window is half open): the ledger must refuse a chain whose expiry its horizon has reached, not
+   * only one it has passed. Refusing only past it let the old presentation be spent again.
+   */
+  @ParameterizedTest(name = "later decision {0} s after the expiry")
+  @ValueSource(longs = {0, 1})
+  void aForgottenNonce_cannotBeReplayed_evenWhenTheClockStepsBack(long afterExpirySeconds)
+      throws Exception {
     Gate gate = gate();
     Presentation p = spendAt(gate, shortChain(), NOW);
-    spendAt(gate, directChain(5_000), SHORT_END.plusSeconds(1));
+    spendAt(gate, directChain(5_000), SHORT_END.plusSeconds(afterExpirySeconds));
     assertThat(gate.ledger().isSpent(p.grantId(), p.nonce())).as("forgotten").isFalse();
     // A clock that stepped back to before the expiry must not make the old presentation new.
     GrantRefusedException e =

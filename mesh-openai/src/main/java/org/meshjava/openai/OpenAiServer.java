@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpCompliance;
@@ -36,6 +37,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.Setting;
+import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +99,8 @@ public final class OpenAiServer implements AutoCloseable {
     int concurrent = b.maxConcurrentServes.orElseGet(() -> backendsTotal(b.steward));
     Optional<ConsoleFeed> feed =
         b.consoleHost == null ? Optional.empty() : Optional.of(new ConsoleFeed());
-    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent, feed);
+    this.endpoints =
+        new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent, feed, b.afterSeal);
     this.operations = new Operations(b.steward, b.metrics);
     this.scope = b.scope;
     this.maxBodyBytes = b.maxBodyBytes;
@@ -1219,6 +1222,7 @@ public final class OpenAiServer implements AutoCloseable {
     private int consolePort;
     private Optional<Supplier<String>> metrics = Optional.empty();
     private Optional<RequestScope> scope = Optional.empty();
+    private Consumer<ServeResult> afterSeal = result -> {};
 
     /**
      * The longest time limit a setter takes: ten years, far past any use and far short of where a
@@ -1361,6 +1365,16 @@ public final class OpenAiServer implements AutoCloseable {
     public Builder console(String host, int port) {
       consolePort = listenPort("console port", port);
       consoleHost = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /**
+     * For tests in this package: {@code hook} is called with each sealed serve on the serving
+     * thread, before its reply is made, so that what it throws stands for a bug of ours met after
+     * the seal (no client request can cause one). None unless called.
+     */
+    Builder afterSeal(Consumer<ServeResult> hook) {
+      afterSeal = Objects.requireNonNull(hook, "hook");
       return this;
     }
 

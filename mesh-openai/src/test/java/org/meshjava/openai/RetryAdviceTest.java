@@ -96,7 +96,7 @@ class RetryAdviceTest {
    */
   @Test
   void internalErrorAfterTheSeal_saysNotToResend_grantedOrNot() throws Exception {
-    try (Fixture f = new Fixture(null, RequestIdTest::bugAfterTheSeal, b -> {})) {
+    try (Fixture f = new Fixture(null, b -> {}, RequestIdTest::bugAfterTheSeal)) {
       ObjectNode body = granted(f, "Render me.");
 
       Sent first = post(f, body);
