@@ -1,6 +1,7 @@
 package org.meshjava.journal.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -76,6 +77,40 @@ class PostgresPathChangingTriggerTest {
     }
     o.sql("DROP TRIGGER \"Swallow\" ON public.mesh_journal_record");
     assertThat(rows(o)).isEqualTo(2);
+  }
+
+  @Test
+  void aTriggerPuttingASchemaAheadOfPgCatalog_leavesTheBatchCheckWithPgCatalogsOperators()
+      throws Exception {
+    // Tables named in full are not enough: the operators of a statement read under the new path
+    // are evil's where it comes ahead of pg_catalog. Its text = text, answering true for a prefix,
+    // passed the check of the next batch, whose lines the trigger had padded, and the batch was
+    // acknowledged while the table held other records.
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    o.sql(
+        "CREATE SCHEMA evil",
+        "CREATE FUNCTION evil.prefix(a text, b text) RETURNS boolean LANGUAGE sql IMMUTABLE"
+            + " AS 'SELECT pg_catalog.starts_with(a, b) OR pg_catalog.starts_with(b, a)'",
+        "CREATE OPERATOR evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.prefix)",
+        "CREATE FUNCTION public.repad() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+            + " PERFORM pg_catalog.set_config('search_path', 'evil, pg_catalog', false);"
+            + " IF NEW.seq OPERATOR(pg_catalog.>=) 3 THEN"
+            + " NEW.line := NEW.line OPERATOR(pg_catalog.||) '\\x20'::pg_catalog.bytea; END IF;"
+            + " RETURN NEW; END$$",
+        "CREATE TRIGGER repad BEFORE INSERT ON public.mesh_journal_record"
+            + " FOR EACH ROW EXECUTE FUNCTION public.repad()");
+    JournalException e;
+    try (PostgresJournal j = o.journal()) {
+      j.append(PostgresJournalTest.authorised(1)); // record 2: the path is changed
+      e = (JournalException) catchThrowable(() -> j.append(PostgresJournalTest.authorised(2)));
+    }
+    assertThat(e).as("the padded batch acknowledged").isNotNull();
+    assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+    assertThat(e.getMessage())
+        .contains("not the records it was given")
+        .contains("it carries trigger repad");
+    o.sql("DROP TRIGGER repad ON public.mesh_journal_record");
+    assertThat(rows(o)).as("nothing of the refused batch").isEqualTo(3);
   }
 
   /**
