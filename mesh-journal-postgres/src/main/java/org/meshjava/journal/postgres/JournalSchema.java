@@ -57,13 +57,16 @@ final class JournalSchema {
    * and answers them from there, so every other column would read as the rows stored (the rules are
    * read in the statement's own snapshot, taken after its locks, so one put on while the steward
    * runs is seen by the statement it rewrites). Parameters: journal, epoch, seq[], line[], journal,
-   * journal. Every name in full ({@link JournalTables}): a trigger run by the insert may change the
-   * session's path for the rest of the transaction.
+   * journal. Every name in full ({@link JournalTables}), each operator pg_catalog's by name: a
+   * trigger run by the insert may change the session's path for the rest of the transaction or the
+   * session, and a schema it puts ahead of pg_catalog would have its operators (an {@code =} on
+   * text that takes a padded line for the one given, an {@code =} on bigint that lets a stale epoch
+   * through the fence) chosen in the next batch's statement.
    */
   static String fencedInsert(JournalTables t) {
     return "WITH fence AS (SELECT 1 FROM "
         + t.owner()
-        + " WHERE journal = ? AND epoch = ? FOR SHARE),"
+        + " WHERE journal OPERATOR(pg_catalog.=) ? AND epoch OPERATOR(pg_catalog.=) ? FOR SHARE),"
         // ROWS FROM, not unnest(a, b): the server reads the two-array form only unqualified.
         + " given AS (SELECT r.seq, r.line FROM ROWS FROM"
         + " (pg_catalog.unnest(?::pg_catalog.int8[]), pg_catalog.unnest(?::pg_catalog.bytea[]))"
@@ -83,9 +86,9 @@ final class JournalSchema {
         + " (SELECT coalesce(pg_catalog.bool_and(typed), true) FROM stored),"
         // As text, so that a column altered to another type compares rather than fails.
         + " (SELECT pg_catalog.count(*) FROM stored s JOIN given g"
-        + " ON s.journal::pg_catalog.text = ?"
-        + " AND s.seq::pg_catalog.text = g.seq::pg_catalog.text"
-        + " AND s.line::pg_catalog.text = g.line::pg_catalog.text),"
+        + " ON s.journal::pg_catalog.text OPERATOR(pg_catalog.=) ?"
+        + " AND s.seq::pg_catalog.text OPERATOR(pg_catalog.=) g.seq::pg_catalog.text"
+        + " AND s.line::pg_catalog.text OPERATOR(pg_catalog.=) g.line::pg_catalog.text),"
         + " (SELECT pg_catalog.count(*) FROM pg_catalog.pg_rewrite"
         + " WHERE ev_class OPERATOR(pg_catalog.=) "
         + t.oid("'mesh_journal_record'")
@@ -678,11 +681,14 @@ final class JournalSchema {
     }
   }
 
-  /** The journal's current epoch (0 if it has none). */
+  /**
+   * The journal's current epoch (0 if it has none). Its {@code =} pg_catalog's by name: the
+   * heartbeat asks on the journal's session, whose path a trigger may have changed.
+   */
   static long epoch(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
-        "SELECT epoch FROM " + t.owner() + " WHERE journal = ?",
+        "SELECT epoch FROM " + t.owner() + " WHERE journal OPERATOR(pg_catalog.=) ?",
         journal,
         rs -> rs.next() ? rs.getLong(1) : 0L);
   }

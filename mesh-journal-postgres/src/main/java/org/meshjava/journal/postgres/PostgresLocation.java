@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  *       journal up before refusing with {@code LOCKED}.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
- *       otherwise): the schema holding the journal's tables.
+ *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
+ *       would make current): the schema holding the journal's tables.
  * </ul>
  *
  * Every connection pins its {@code search_path} to that one schema (then {@code pg_temp}, which the
@@ -271,9 +272,9 @@ public final class PostgresLocation {
 
   /**
    * Sets the session's {@code search_path} to the journal's schema, then {@code pg_temp}: the
-   * URL's, or else the session's current schema as its settings made it. Everything named here is
-   * pg_catalog's by its full name, since until this statement has run the path is whatever the
-   * role's settings make it.
+   * URL's, or else the first schema of the path its settings made, the session's temporary one
+   * aside. Everything named here is pg_catalog's by its full name, since until this statement has
+   * run the path is whatever the role's settings make it.
    *
    * <p>The same statement raises the limits a role or database setting may make shorter than the
    * journal's own work takes (0, no limit, is kept in both):
@@ -330,7 +331,15 @@ public final class PostgresLocation {
                 + " AND (l.floor OPERATOR(pg_catalog.=) '0' OR s.setting::pg_catalog.int8"
                 + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8) ELSE false END)"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
-                + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
+                + " COALESCE(?::pg_catalog.text,"
+                // The path's first schema but the session's temporary one: a path naming pg_temp
+                // first makes that the current schema, and the journal's tables made there were
+                // temporary, gone with the session and every record in them.
+                + " (SELECT p.s::pg_catalog.text"
+                + " FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY"
+                + " AS p(s, i) JOIN pg_catalog.pg_namespace q ON q.nspname OPERATOR(pg_catalog.=) p.s"
+                + " WHERE q.oid OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema()"
+                + " ORDER BY p.i LIMIT 1))")) {
       ps.setString(1, Long.toString(lease.toMillis()));
       ps.setString(2, Long.toString(lease.toMillis()));
       ps.setString(3, Long.toString(lease.toMillis() / 2));

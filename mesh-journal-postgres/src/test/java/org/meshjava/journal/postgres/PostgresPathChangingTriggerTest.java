@@ -1,6 +1,7 @@
 package org.meshjava.journal.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -76,6 +77,81 @@ class PostgresPathChangingTriggerTest {
     }
     o.sql("DROP TRIGGER \"Swallow\" ON public.mesh_journal_record");
     assertThat(rows(o)).isEqualTo(2);
+  }
+
+  /**
+   * A schema evil whose {@code =} on {@code type} answers {@code answer} (an SQL expression of its
+   * arguments a and b), and a trigger on the records putting it ahead of pg_catalog in the
+   * session's path, then running {@code then} (plpgsql statements).
+   */
+  private static void evilAheadOfPgCatalog(
+      PostgresHostileDbaTest.Opened o, String type, String answer, String then) throws Exception {
+    o.sql(
+        "CREATE SCHEMA evil",
+        "CREATE FUNCTION evil.eq(a "
+            + type
+            + ", b "
+            + type
+            + ") RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT "
+            + answer
+            + "'",
+        "CREATE OPERATOR evil.= (LEFTARG = "
+            + type
+            + ", RIGHTARG = "
+            + type
+            + ", FUNCTION = evil.eq)",
+        "CREATE FUNCTION public.ahead() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+            + " PERFORM pg_catalog.set_config('search_path', 'evil, pg_catalog', false); "
+            + then
+            + " RETURN NEW; END$$",
+        "CREATE TRIGGER ahead BEFORE INSERT ON public.mesh_journal_record"
+            + " FOR EACH ROW EXECUTE FUNCTION public.ahead()");
+  }
+
+  @Test
+  void aTriggerPuttingASchemaAheadOfPgCatalog_leavesTheBatchCheckWithPgCatalogsOperators()
+      throws Exception {
+    // Tables named in full are not enough: the operators of a statement read under the new path
+    // are evil's where it comes ahead of pg_catalog. Its text = text, answering true for a prefix,
+    // passed the check of the next batch, whose line the trigger had padded, and the batch was
+    // acknowledged while the table held another record.
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    evilAheadOfPgCatalog(
+        o,
+        "text",
+        "pg_catalog.starts_with(a, b) OR pg_catalog.starts_with(b, a)",
+        "IF NEW.seq OPERATOR(pg_catalog.>=) 3 THEN"
+            + " NEW.line := NEW.line OPERATOR(pg_catalog.||) '\\x20'::pg_catalog.bytea; END IF;");
+    JournalException e;
+    try (PostgresJournal j = o.journal()) {
+      j.append(PostgresJournalTest.authorised(1)); // record 2: the path is changed
+      e = (JournalException) catchThrowable(() -> j.append(PostgresJournalTest.authorised(2)));
+    }
+    assertThat(e).as("the padded batch acknowledged").isNotNull();
+    assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+    assertThat(e.getMessage())
+        .contains("not the records it was given")
+        .contains("it carries trigger ahead");
+    o.sql("DROP TRIGGER ahead ON public.mesh_journal_record");
+    assertThat(rows(o)).as("nothing of the refused batch").isEqualTo(3);
+  }
+
+  @Test
+  void aTriggerPuttingASchemaAheadOfPgCatalog_leavesTheFenceWithPgCatalogsOperators()
+      throws Exception {
+    // Evil's bigint = bigint answering true let the next batch through the fence at an epoch no
+    // longer current: a steward taken over went on writing.
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    evilAheadOfPgCatalog(o, "bigint", "true", "");
+    try (PostgresJournal j = o.journal()) {
+      j.append(PostgresJournalTest.authorised(1)); // record 2: the path is changed
+      o.sql("UPDATE public.mesh_journal_owner SET epoch = epoch + 1");
+      JournalException e = o.refusedAppend();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FENCED);
+      assertThat(e.getMessage()).contains("taken over by another steward");
+    }
+    o.sql("DROP TRIGGER ahead ON public.mesh_journal_record");
+    assertThat(rows(o)).as("nothing written once fenced").isEqualTo(3);
   }
 
   /**

@@ -56,6 +56,33 @@ class PostgresTemporaryTableTest {
   }
 
   @Test
+  void aPathPuttingPgTempFirst_keepsTheJournalInTheFirstSchemaAfterIt() throws Exception {
+    // With no schema= in the URL the journal took the session's current schema, which a path
+    // naming pg_temp first makes the session's temporary one: the tables were made there, as
+    // temporary tables, and every record went with the session.
+    PostgresTestServer server = PostgresTestServer.shared();
+    String database = server.newDatabase();
+    try (Connection c = server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE \"" + database + "\" SET search_path = pg_temp, public");
+    }
+    PostgresLocation at = PostgresLocation.parse(server.url(database));
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(at, name)) {
+      j.append(PostgresJournalTest.authorised(0));
+    }
+    assertThat(
+            PostgresJournal.readLines(
+                PostgresLocation.parse(server.url(database) + "?schema=public"), name))
+        .as("the records outlive the session, in public")
+        .hasSize(2);
+    try (PostgresJournal j = PostgresJournal.open(at, name)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      assertThat(j.position().count()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void inADatabaseWithoutTheTables_theJournalsAreMade_notTheTemporaryOnesUsed() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
     PostgresLocation at = PostgresLocation.parse(server.url(server.newDatabase()));
