@@ -309,14 +309,18 @@ public final class UpstreamEngine extends DescribedEngine {
           // holds (the Node SDK raises on the name; its data need not carry an error key).
           throw upstreamError("stream", data);
         }
-        if (data.isEmpty()) {
-          // An event with empty data (a bare "data:", or a named event such as "event: ping" with
-          // none): every official SDK dispatches it and fails to parse it, so a client of the
-          // upstream could not read this stream either. The parser would take it as no value.
-          throw replyFault(
-              "the upstream sent a stream event that is not JSON: its data is empty", null);
-        }
         JsonNode chunk = JSON.readTree(data);
+        if (chunk.isMissingNode()) {
+          // An event whose data holds no JSON value, which the parser takes as no value rather
+          // than failing: empty (a bare "data:", or a named event such as "event: ping" with none)
+          // or JSON whitespace alone ("data:  ", two bare data lines). Every official SDK
+          // dispatches it and fails to parse it, so a client of the upstream could not read this
+          // stream either.
+          throw replyFault(
+              "the upstream sent a stream event that is not JSON: its data is "
+                  + (data.isEmpty() ? "empty" : "whitespace alone"),
+              null);
+        }
         requireNoError(chunk, "stream");
         requireOneChoice(chunk.path("choices"), "stream");
         requirePassedOn(chunk.path("choices").path(0), "stream");

@@ -123,6 +123,23 @@ class UpstreamEventFieldsTest {
     }
   }
 
+  /**
+   * Regression: an event whose data was JSON whitespace alone (a second space after the colon, a
+   * tab, two bare data lines joined into a line feed) was skipped, the parser taking it as no
+   * value, where the Python SDK and the Node SDK each fail to parse it as they fail empty data.
+   */
+  @Test
+  void anEventWhoseDataIsWhitespaceAlone_isAnEventThatIsNotJson() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    for (String blank : new String[] {"data:  \n\n", "data: \t\r\n\r\n", "data:\ndata:\n\n"}) {
+      assertThatThrownBy(() -> streamed(abc, blank, USAGE, "data: [DONE]\n\n"))
+          .as(blank)
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream sent a stream event that is not JSON: its data is whitespace alone");
+    }
+  }
+
   @Test
   void dataWithoutTheBlankLineEndingIt_isNoEvent_andSaidSo() throws Exception {
     String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
