@@ -321,6 +321,13 @@ public final class UpstreamEngine extends DescribedEngine {
                   + (data.isEmpty() ? "empty" : "whitespace alone"),
               null);
         }
+        if (!chunk.isObject()) {
+          // A chunk is an object: null, a number, a string or an array carries no choice, so
+          // skipped it could drop text an upstream meant to send (both SDKs hand it to the caller
+          // as if it were a chunk, whose code then fails on it).
+          throw replyFault(
+              "the upstream sent a stream event that is no JSON object: " + kind(chunk), null);
+        }
         requireNoError(chunk, "stream");
         requireOneChoice(chunk.path("choices"), "stream");
         requirePassedOn(chunk.path("choices").path(0), "stream");
@@ -395,6 +402,18 @@ public final class UpstreamEngine extends DescribedEngine {
             tokens,
             ServeOutcome.greedy(prompt.size(), deltas),
             TokenAccounting.REMOTE_STREAM_DELTAS));
+  }
+
+  /** The kind of a JSON value that is not an object, as a client reads it in a message. */
+  private static String kind(JsonNode value) {
+    return switch (value.getNodeType()) {
+      case ARRAY -> "an array";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> "not an object";
+    };
   }
 
   /**
