@@ -187,6 +187,51 @@ class OperationsTest {
     }
   }
 
+  /**
+   * Regression: the request scope's calls were contained for a RuntimeException only. An Error from
+   * the application's scope (a tracing class missing at run time, an assertion) thrown by open
+   * escaped before the answer was counted out, so the request was answered 500 by Jetty and stayed
+   * in flight for good, and a drain never finished; thrown by status, it turned a served reply into
+   * a 500.
+   */
+  @Test
+  void aRequestScopeThatThrowsAnError_isIgnored_theRequestServedAndCountedOut() throws Exception {
+    RequestScope opening =
+        (method, path, header) -> {
+          throw new NoClassDefFoundError("io/opentelemetry/api/trace/Span");
+        };
+    RequestScope telling =
+        (method, path, header) ->
+            new RequestScope.Opened() {
+              @Override
+              public void status(int status) {
+                throw new AssertionError("status told twice");
+              }
+
+              @Override
+              public void close() {
+                throw new AssertionError("closed twice");
+              }
+            };
+    for (RequestScope scope : List.of(opening, telling)) {
+      try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
+        assertThat(f.post("/v1/chat/completions", Fixture.chat("hi")).status()).isEqualTo(200);
+        com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("hi");
+        body.put("stream", true);
+        HttpResponse<String> r =
+            f.http.send(
+                HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).contains("data: [DONE]");
+        assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
+      }
+    }
+  }
+
   @Test
   void drain_refusesNewPostsWith503_letsTheServeInFlightFinishWithItsReceipt() throws Exception {
     HeldEngine held = new HeldEngine(4, 1);
