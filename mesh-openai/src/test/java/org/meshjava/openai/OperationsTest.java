@@ -216,17 +216,10 @@ class OperationsTest {
     for (RequestScope scope : List.of(opening, telling)) {
       try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
         assertThat(f.post("/v1/chat/completions", Fixture.chat("hi")).status()).isEqualTo(200);
-        com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("hi");
-        body.put("stream", true);
-        HttpResponse<String> r =
-            f.http.send(
-                HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        assertThat(r.body()).contains("data: [DONE]");
+        Fixture.Answer streamed =
+            f.post("/v1/chat/completions", Fixture.chat("hi").put("stream", true));
+        assertThat(streamed.status()).as(streamed.body()).isEqualTo(200);
+        assertThat(streamed.body()).contains("data: [DONE]");
         assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
       }
     }
