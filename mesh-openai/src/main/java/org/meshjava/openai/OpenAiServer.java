@@ -844,7 +844,7 @@ public final class OpenAiServer implements AutoCloseable {
         if (opened != null) {
           try {
             opened.close();
-          } catch (RuntimeException e) {
+          } catch (RuntimeException | Error e) {
             LOG.warn("closing the request scope failed; ignored", e);
           }
         }
@@ -854,12 +854,15 @@ public final class OpenAiServer implements AutoCloseable {
     /**
      * Tells the scope the status sent, contained like {@link #open} and the scope's close: a reply
      * not written would keep what it holds (a stream keeps its serve's concurrency slot until it is
-     * written out).
+     * written out). Contained for an {@code Error} too (the application's tracing class missing at
+     * run time, an assertion): thrown out of {@code open}, it escaped before the answer was counted
+     * out, leaving the request in flight for good and a drain unfinished; out of {@code status}, it
+     * turned a served reply into a 500.
      */
     private static void tell(RequestScope.Opened opened, int status) {
       try {
         opened.status(status);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         LOG.warn("the request scope refused the status; ignored", e);
       }
     }
@@ -907,7 +910,7 @@ public final class OpenAiServer implements AutoCloseable {
       }
       try {
         return scope.get().open(method, path, name -> request.getHeaders().get(name));
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         LOG.warn("opening the request scope failed; answering without it", e);
         return null;
       }

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * itself knows nothing of tracing; with no scope set, nothing is opened.
  *
  * <p>Implementations are thread-safe; each opened scope is used by one thread. What an
- * implementation throws is logged and the request answered without it.
+ * implementation throws, an {@code Error} included, is logged and the request answered without it.
  */
 @FunctionalInterface
 public interface RequestScope {

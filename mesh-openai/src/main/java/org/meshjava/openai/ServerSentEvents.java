@@ -139,8 +139,7 @@ final class ServerSentEvents {
 
   /**
    * Whether the event last returned by {@link #next} was named {@code error} ({@code event:
-   * error}): its data is the upstream's account of a failure, not a chunk, and may be empty (such
-   * an event is returned, where an unnamed event with empty data is none).
+   * error}): its data is the upstream's account of a failure, not a chunk, and may be empty.
    */
   boolean errorEvent() {
     return errorEvent;

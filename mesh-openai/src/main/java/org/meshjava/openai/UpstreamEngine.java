@@ -309,14 +309,25 @@ public final class UpstreamEngine extends DescribedEngine {
           // holds (the Node SDK raises on the name; its data need not carry an error key).
           throw upstreamError("stream", data);
         }
-        if (data.isEmpty()) {
-          // An event with empty data (a bare "data:", or a named event such as "event: ping" with
-          // none): every official SDK dispatches it and fails to parse it, so a client of the
-          // upstream could not read this stream either. The parser would take it as no value.
-          throw replyFault(
-              "the upstream sent a stream event that is not JSON: its data is empty", null);
-        }
         JsonNode chunk = JSON.readTree(data);
+        if (chunk.isMissingNode()) {
+          // An event whose data holds no JSON value, which the parser takes as no value rather
+          // than failing: empty (a bare "data:", or a named event such as "event: ping" with none)
+          // or JSON whitespace alone ("data:  ", two bare data lines). Every official SDK
+          // dispatches it and fails to parse it, so a client of the upstream could not read this
+          // stream either.
+          throw replyFault(
+              "the upstream sent a stream event that is not JSON: its data is "
+                  + (data.isEmpty() ? "empty" : "whitespace alone"),
+              null);
+        }
+        if (!chunk.isObject()) {
+          // A chunk is an object: null, a number, a string or an array carries no choice, so
+          // skipped it could drop text an upstream meant to send (both SDKs hand it to the caller
+          // as if it were a chunk, whose code then fails on it).
+          throw replyFault(
+              "the upstream sent a stream event that is no JSON object: " + kind(chunk), null);
+        }
         requireNoError(chunk, "stream");
         requireOneChoice(chunk.path("choices"), "stream");
         requirePassedOn(chunk.path("choices").path(0), "stream");
@@ -391,6 +402,18 @@ public final class UpstreamEngine extends DescribedEngine {
             tokens,
             ServeOutcome.greedy(prompt.size(), deltas),
             TokenAccounting.REMOTE_STREAM_DELTAS));
+  }
+
+  /** The kind of a JSON value that is not an object, as a client reads it in a message. */
+  private static String kind(JsonNode value) {
+    return switch (value.getNodeType()) {
+      case ARRAY -> "an array";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> "not an object";
+    };
   }
 
   /**

@@ -187,6 +187,44 @@ class OperationsTest {
     }
   }
 
+  /**
+   * Regression: the request scope's calls were contained for a RuntimeException only. An Error from
+   * the application's scope (a tracing class missing at run time, an assertion) thrown by open
+   * escaped before the answer was counted out, so the request was answered 500 by Jetty and stayed
+   * in flight for good, and a drain never finished; thrown by status, it turned a served reply into
+   * a 500.
+   */
+  @Test
+  void aRequestScopeThatThrowsAnError_isIgnored_theRequestServedAndCountedOut() throws Exception {
+    RequestScope opening =
+        (method, path, header) -> {
+          throw new NoClassDefFoundError("io/opentelemetry/api/trace/Span");
+        };
+    RequestScope telling =
+        (method, path, header) ->
+            new RequestScope.Opened() {
+              @Override
+              public void status(int status) {
+                throw new AssertionError("status told twice");
+              }
+
+              @Override
+              public void close() {
+                throw new AssertionError("closed twice");
+              }
+            };
+    for (RequestScope scope : List.of(opening, telling)) {
+      try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
+        assertThat(f.post("/v1/chat/completions", Fixture.chat("hi")).status()).isEqualTo(200);
+        Fixture.Answer streamed =
+            f.post("/v1/chat/completions", Fixture.chat("hi").put("stream", true));
+        assertThat(streamed.status()).as(streamed.body()).isEqualTo(200);
+        assertThat(streamed.body()).contains("data: [DONE]");
+        assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
+      }
+    }
+  }
+
   @Test
   void drain_refusesNewPostsWith503_letsTheServeInFlightFinishWithItsReceipt() throws Exception {
     HeldEngine held = new HeldEngine(4, 1);

@@ -123,6 +123,46 @@ class UpstreamEventFieldsTest {
     }
   }
 
+  /**
+   * Regression: an event whose data was JSON whitespace alone (a second space after the colon, a
+   * tab, two bare data lines joined into a line feed) was skipped, the parser taking it as no
+   * value, where the Python SDK and the Node SDK each fail to parse it as they fail empty data.
+   */
+  @Test
+  void anEventWhoseDataIsWhitespaceAlone_isAnEventThatIsNotJson() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    for (String blank : new String[] {"data:  \n\n", "data: \t\r\n\r\n", "data:\ndata:\n\n"}) {
+      assertThatThrownBy(() -> streamed(abc, blank, USAGE, "data: [DONE]\n\n"))
+          .as(blank)
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream sent a stream event that is not JSON: its data is whitespace alone");
+    }
+  }
+
+  /**
+   * Regression: an event whose data was JSON but no object (null, a number, a string, an array) was
+   * skipped as a chunk without choices, so text an upstream sent that way was dropped and the rest
+   * served as the whole answer.
+   */
+  @Test
+  void anEventWhoseDataIsNoObject_failsTheServe() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    String[][] cases = {
+      {"data: null\n\n", "null"},
+      {"data: 1\n\n", "a number"},
+      {"data: \"d\"\n\n", "a string"},
+      {"data: [{\"choices\":[]}]\n\n", "an array"},
+      {"data: true\n\n", "a boolean"}
+    };
+    for (String[] c : cases) {
+      assertThatThrownBy(() -> streamed(abc, c[0], USAGE, "data: [DONE]\n\n"))
+          .as(c[0])
+          .isInstanceOf(EngineException.class)
+          .hasMessage("the upstream sent a stream event that is no JSON object: " + c[1]);
+    }
+  }
+
   @Test
   void dataWithoutTheBlankLineEndingIt_isNoEvent_andSaidSo() throws Exception {
     String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";

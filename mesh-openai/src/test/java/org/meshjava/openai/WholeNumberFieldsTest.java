@@ -86,7 +86,7 @@ class WholeNumberFieldsTest {
    * Numbers a hostile client writes where an integer is expected: past a double's range ({@code
    * 1e400}, which a lenient reader takes as infinity), below its precision ({@code 1e-400}, zero),
    * past 64 bits, and negative zero, which is the integer 0 and refused as any 0 is (out of range
-   * for {@code max_tokens}; for {@code n}, one choice is served). None is served, none is a 500.
+   * for {@code max_tokens}; for {@code n}, {@code unsupported}). None is served, none is a 500.
    */
   @Test
   void numbersAtTheEdgesOfTheirTypes_areRefusedNamingTheField() throws Exception {
