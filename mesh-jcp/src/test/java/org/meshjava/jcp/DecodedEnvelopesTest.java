@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
+import org.meshjava.core.cbor.CanonicalCbor;
 
 /**
  * Decoding with envelopes already decoded ({@link DecodedEnvelopes}) gives what decoding from
@@ -114,6 +115,38 @@ class DecodedEnvelopesTest {
     assertThat(large.encode().length).isGreaterThan(DecodedEnvelopes.MAX_ENCODED);
     SignedGrant.decode(large.encode());
     assertThat(DecodedEnvelopes.size()).isZero();
+  }
+
+  @Test
+  void envelopesCraftedToShareAHashCode_areHeldOnce_andEachDecodesToItself() throws Exception {
+    Grant grant = unsigned(0, Resources.all()).grant();
+    int hash =
+        CanonicalCbor.decode(SignedGrant.of(grant, collidingSignature(0)).encode()).hashCode();
+    for (int n = 0; n < 64; n++) {
+      byte[] signature = collidingSignature(n);
+      byte[] encoded = SignedGrant.of(grant, signature).encode();
+      assertThat(CanonicalCbor.decode(encoded).hashCode()).as("envelope %d", n).isEqualTo(hash);
+      SignedGrant decoded = SignedGrant.decode(encoded);
+      assertThat(decoded.signature()).isEqualTo(signature);
+      assertThat(SignedGrant.decode(encoded)).isSameAs(decoded);
+    }
+    assertThat(DecodedEnvelopes.size())
+        .as("envelopes sharing a hash code, each a comparison for every lookup of it")
+        .isEqualTo(1);
+  }
+
+  /**
+   * A signature whose bytes hash as the all-zero one's do ({@code Arrays.hashCode}): in each of
+   * three pairs of bytes, the first raised by k and the second lowered by 31k.
+   */
+  private static byte[] collidingSignature(int n) {
+    byte[] signature = new byte[SignedGrant.SIGNATURE_LENGTH];
+    for (int pair = 0; pair < 3; pair++) {
+      int k = (n >> (2 * pair)) & 3;
+      signature[2 * pair] = (byte) k;
+      signature[2 * pair + 1] = (byte) (-31 * k);
+    }
+    return signature;
   }
 
   @Test
