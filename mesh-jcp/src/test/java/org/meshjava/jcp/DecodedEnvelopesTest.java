@@ -22,6 +22,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
@@ -147,6 +152,55 @@ class DecodedEnvelopesTest {
       signature[2 * pair + 1] = (byte) (-31 * k);
     }
     return signature;
+  }
+
+  @Test
+  void concurrentDecodes_whileAFloodClearsTheMemo_eachGiveWhatAColdDecodeGives() throws Exception {
+    List<byte[]> presentations = new ArrayList<>();
+    for (int c = 0; c < 8; c++) {
+      GrantChain chain = Fixture.twoLinkChain(1_000 + c);
+      presentations.add(Fixture.present(chain, REQUEST, c).encode());
+    }
+    List<String> cold = new ArrayList<>();
+    for (byte[] p : presentations) {
+      DecodedEnvelopes.clear();
+      cold.add(outcome(p));
+    }
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      done.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int i = 0; i < 3 * DecodedEnvelopes.LIMIT; i++) {
+                  SignedGrant.decode(unsigned(i, Resources.all()).encode());
+                }
+                return null;
+              }));
+      for (int t = 0; t < threads; t++) {
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int round = 0; round < 50; round++) {
+                    for (int i = 0; i < presentations.size(); i++) {
+                      assertThat(outcome(presentations.get(i))).isEqualTo(cold.get(i));
+                    }
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(DecodedEnvelopes.size()).isLessThanOrEqualTo(DecodedEnvelopes.LIMIT + threads + 1);
   }
 
   @Test
