@@ -24,7 +24,11 @@ import org.meshjava.core.cbor.CborValue;
  *
  * <p>Bounded so hostile input cannot grow it: at most {@value #LIMIT} envelopes of at most {@value
  * #MAX_ENCODED} bytes each, cleared when full (a steward serves a handful of chains; a flood of
- * distinct ones only costs the decode this saves). Thread-safe.
+ * distinct ones only costs the decode this saves). It holds one envelope per hash code, the latest:
+ * a value's hash code is a fixed formula over bytes the client chooses (a signature the gate has
+ * not yet checked, for one), so a map keyed by the values themselves let a client park hundreds of
+ * envelopes on one hash code and make every lookup of it compare against each of them (milliseconds
+ * a link, where a decode takes tens of microseconds). Thread-safe.
  */
 final class DecodedEnvelopes {
   /** The most envelopes held. */
@@ -33,14 +37,20 @@ final class DecodedEnvelopes {
   /** The largest envelope kept, in bytes of its encoding (a typical link is about 340). */
   static final int MAX_ENCODED = 2048;
 
-  private static final ConcurrentHashMap<CborValue, SignedGrant> DECODED =
-      new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<Integer, Held> DECODED = new ConcurrentHashMap<>();
+
+  /** An envelope's value and what it decoded to. */
+  private record Held(CborValue value, SignedGrant decoded) {}
 
   private DecodedEnvelopes() {}
 
   /** The envelope decoded before from a value equal to {@code value}, or null. */
   static @Nullable SignedGrant get(CborValue value) {
-    return value instanceof CborMap ? DECODED.get(value) : null;
+    if (!(value instanceof CborMap)) {
+      return null;
+    }
+    Held held = DECODED.get(value.hashCode());
+    return held != null && held.value().equals(value) ? held.decoded() : null;
   }
 
   /** Keeps {@code decoded}, which was read from {@code value}, if it is small enough. */
@@ -51,7 +61,7 @@ final class DecodedEnvelopes {
     if (DECODED.size() >= LIMIT) {
       DECODED.clear();
     }
-    DECODED.put(value, decoded);
+    DECODED.put(value.hashCode(), new Held(value, decoded));
   }
 
   /** How many envelopes are held; for the test that the bound holds. */

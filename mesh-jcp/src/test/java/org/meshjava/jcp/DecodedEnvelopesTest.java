@@ -22,10 +22,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
+import org.meshjava.core.cbor.CanonicalCbor;
 
 /**
  * Decoding with envelopes already decoded ({@link DecodedEnvelopes}) gives what decoding from
@@ -114,6 +120,87 @@ class DecodedEnvelopesTest {
     assertThat(large.encode().length).isGreaterThan(DecodedEnvelopes.MAX_ENCODED);
     SignedGrant.decode(large.encode());
     assertThat(DecodedEnvelopes.size()).isZero();
+  }
+
+  @Test
+  void envelopesCraftedToShareAHashCode_areHeldOnce_andEachDecodesToItself() throws Exception {
+    Grant grant = unsigned(0, Resources.all()).grant();
+    int hash =
+        CanonicalCbor.decode(SignedGrant.of(grant, collidingSignature(0)).encode()).hashCode();
+    for (int n = 0; n < 64; n++) {
+      byte[] signature = collidingSignature(n);
+      byte[] encoded = SignedGrant.of(grant, signature).encode();
+      assertThat(CanonicalCbor.decode(encoded).hashCode()).as("envelope %d", n).isEqualTo(hash);
+      SignedGrant decoded = SignedGrant.decode(encoded);
+      assertThat(decoded.signature()).isEqualTo(signature);
+      assertThat(SignedGrant.decode(encoded)).isSameAs(decoded);
+    }
+    assertThat(DecodedEnvelopes.size())
+        .as("envelopes sharing a hash code, each a comparison for every lookup of it")
+        .isEqualTo(1);
+  }
+
+  /**
+   * A signature whose bytes hash as the all-zero one's do ({@code Arrays.hashCode}): in each of
+   * three pairs of bytes, the first raised by k and the second lowered by 31k.
+   */
+  private static byte[] collidingSignature(int n) {
+    byte[] signature = new byte[SignedGrant.SIGNATURE_LENGTH];
+    for (int pair = 0; pair < 3; pair++) {
+      int k = (n >> (2 * pair)) & 3;
+      signature[2 * pair] = (byte) k;
+      signature[2 * pair + 1] = (byte) (-31 * k);
+    }
+    return signature;
+  }
+
+  @Test
+  void concurrentDecodes_whileAFloodClearsTheMemo_eachGiveWhatAColdDecodeGives() throws Exception {
+    List<byte[]> presentations = new ArrayList<>();
+    for (int c = 0; c < 8; c++) {
+      GrantChain chain = Fixture.twoLinkChain(1_000 + c);
+      presentations.add(Fixture.present(chain, REQUEST, c).encode());
+    }
+    List<String> cold = new ArrayList<>();
+    for (byte[] p : presentations) {
+      DecodedEnvelopes.clear();
+      cold.add(outcome(p));
+    }
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      done.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int i = 0; i < 3 * DecodedEnvelopes.LIMIT; i++) {
+                  SignedGrant.decode(unsigned(i, Resources.all()).encode());
+                }
+                return null;
+              }));
+      for (int t = 0; t < threads; t++) {
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int round = 0; round < 50; round++) {
+                    for (int i = 0; i < presentations.size(); i++) {
+                      assertThat(outcome(presentations.get(i))).isEqualTo(cold.get(i));
+                    }
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(DecodedEnvelopes.size()).isLessThanOrEqualTo(DecodedEnvelopes.LIMIT + threads + 1);
   }
 
   @Test

@@ -48,6 +48,18 @@ class LowercaseHexTest {
   }
 
   @Test
+  void aBadCharacter_isNamedBeforeAnOddLength_whereverEachFaultLies() {
+    assertThatThrownBy(() -> LowercaseHex.decode("abg"))
+        .hasMessage("not lowercase hex: 'g' at index 2");
+    assertThatThrownBy(() -> LowercaseHex.decode("Aab"))
+        .hasMessage("not lowercase hex: upper-case 'A' at index 0 (write it in lower case)");
+    assertThatThrownBy(() -> LowercaseHex.decode("a"))
+        .hasMessage("not lowercase hex: 1 digits, an odd number (two make a byte)");
+    assertThatThrownBy(() -> LowercaseHex.decode("00\ud83d\ude00"))
+        .hasMessage("not lowercase hex: U+D83D at index 2");
+  }
+
+  @Test
   void randomText_decodesAsHexFormatReadsIt_exactlyWhenItIsEvenLowercaseHex() {
     long seed = new Random().nextLong();
     Random random = new Random(seed);

@@ -46,6 +46,18 @@ class CborTextDecodeTest {
     assertThat(refused).as("seed %d: some texts are invalid UTF-8", seed).isPositive();
   }
 
+  @Test
+  void controlsNoncharactersAndMixedTexts_decodeAsBefore() throws CborDecodeException {
+    assertThat(CanonicalCbor.decode(HexFormat.of().parseHex("62007f")))
+        .isEqualTo(new CborText("\u0000\u007f"));
+    assertThat(CanonicalCbor.decode(HexFormat.of().parseHex("63efbfbf")))
+        .isEqualTo(new CborText("\uffff"));
+    assertThat(CanonicalCbor.decode(HexFormat.of().parseHex("6361c3a9")))
+        .isEqualTo(new CborText("a\u00e9"));
+    assertThat(CanonicalCbor.decode(HexFormat.of().parseHex("64f09f9880")))
+        .isEqualTo(new CborText("\ud83d\ude00"));
+  }
+
   /**
    * The text the bytes spell, or null where they are not UTF-8: the JDK's lenient reading, which
    * replaces each malformed sequence with U+FFFD, re-encodes to the same bytes exactly when there
