@@ -569,24 +569,40 @@ public final class FileJournal implements Journal {
 
   /**
    * Refuses to make a new journal at {@code create} through {@code link}, a symbolic link to
-   * nothing, where the link's own name has an archive's files beside it: its segment folder, its
-   * marker or the marker's twin (SPEC.md 60.8). The name was then an archived journal's live file,
-   * and a link was put in its place; the journal made where the link points would begin afresh,
-   * beside none of them, and every presentation and budget spent in the archived records could be
-   * spent again, as the live file removed outright is refused for ({@link #requireAfterArchive}).
+   * nothing, where the name of the link, or of any link it leads through, has an archive's files
+   * beside it: its segment folder, its marker or the marker's twin (SPEC.md 60.8). That name was
+   * then an archived journal's live file, and a link was put in its place; the journal made where
+   * the link points would begin afresh, beside none of them, and every presentation and budget
+   * spent in the archived records could be spent again, as the live file removed outright is
+   * refused for ({@link #requireAfterArchive}). Every link on the way counts: a journal archived
+   * through a link keeps its archive beside the file the link led to, and that file replaced by a
+   * link to nothing leaves the first link's name with nothing beside it.
    */
-  private static void requireNoArchiveBesideLink(Path link, Path create) throws JournalException {
-    Path name = link.getFileName();
-    if (name == null) {
-      return;
+  private static void requireNoArchiveBesideLink(Path link, Path create)
+      throws JournalException, IOException {
+    List<Path> left = new java.util.ArrayList<>();
+    Path at = link;
+    Path besideOf = link;
+    boolean onTheWay = false;
+    for (int hops = 0; left.isEmpty() && hops < MAX_LINK_HOPS && Files.isSymbolicLink(at); hops++) {
+      Path name = at.getFileName();
+      if (name != null) {
+        for (Path f :
+            List.of(
+                at.resolveSibling(name + JournalSegments.EXTENSION),
+                at.resolveSibling(name + JournalSegments.MARKER),
+                at.resolveSibling("." + name + JournalSegments.MARKER))) {
+          if (Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            left.add(f);
+            besideOf = at;
+            onTheWay = hops > 0;
+          }
+        }
+      }
+      Path folder = at.toAbsolutePath().getParent();
+      Path to = Files.readSymbolicLink(at);
+      at = folder == null ? to : folder.resolve(to);
     }
-    List<Path> left =
-        java.util.stream.Stream.of(
-                link.resolveSibling(name + JournalSegments.EXTENSION),
-                link.resolveSibling(name + JournalSegments.MARKER),
-                link.resolveSibling("." + name + JournalSegments.MARKER))
-            .filter(f -> Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS))
-            .toList();
     if (left.isEmpty()) {
       return;
     }
@@ -596,7 +612,9 @@ public final class FileJournal implements Journal {
             + link
             + ": it is a symbolic link to "
             + create
-            + ", which does not exist, and beside the link lie "
+            + ", which does not exist, and beside "
+            + (onTheWay ? besideOf + ", a link on the way," : "the link")
+            + " lie "
             + left
             + ", which an archive of a journal of that name leaves; a new journal made where the"
             + " link points would begin without the records archived from it, and every"

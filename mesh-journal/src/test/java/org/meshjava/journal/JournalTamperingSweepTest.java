@@ -96,6 +96,36 @@ class JournalTamperingSweepTest {
   }
 
   /**
+   * A journal opened and archived through a link keeps its archive beside the file the link leads
+   * to. That file replaced by a link to nothing (absolute or relative) leaves nothing beside the
+   * first link's name, but the link on the way has the archive beside it: refused {@code CORRUPT},
+   * naming it, and nothing made. Regression: a new, empty journal was made where the chain ended,
+   * and every archived spend could be spent again.
+   */
+  @Test
+  void theFileALinkLeadsTo_replacedByALinkToNothing_isRefused_andNothingIsMade() throws Exception {
+    for (boolean relative : List.of(false, true)) {
+      Path folder = Files.createDirectory(dir.resolve("chain-" + relative));
+      Path live = FileJournalStreamTest.journal(folder.resolve("live.log"), 8);
+      Path link = Files.createSymbolicLink(folder.resolve("steward.log"), live);
+      LiveFileOlderThanArchiveTest.archiveUpTo(link, 4);
+      assertThat(JournalSegments.directory(live)).isDirectory();
+      Files.move(live, folder.resolve("moved-away"));
+      Path nowhere = folder.resolve("nowhere");
+      Files.createSymbolicLink(live, relative ? Path.of("nowhere") : nowhere);
+      JournalException e =
+          org.assertj.core.api.Assertions.catchThrowableOfType(
+              JournalException.class, () -> FileJournal.open(link).close());
+      assertThat(e).as("relative " + relative).isNotNull();
+      assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+      assertThat(e.getMessage())
+          .contains("beside " + live + ", a link on the way, lie [")
+          .contains(folder.resolve("live.log.segments").toString());
+      assertThat(nowhere).as("nothing made").doesNotExist();
+    }
+  }
+
+  /**
    * Opens the journal at {@code p} and reads it, then reads it without a lock: each is refused
    * typed, or reads {@code all} ({@code aPrefixMayDo}: a prefix of it, at least the archived part)
    * with no record twice; the words of the first refusal, or "read".
