@@ -423,9 +423,6 @@ public final class FileJournal implements Journal {
         // Checked before the file is made: a new journal beside segments would be refused at once
         // (below), and an empty file left behind would then stand where the live one is missing.
         requireAfterArchive(path, 0, 0);
-        if (!create.equals(path)) {
-          requireNoArchiveBesideLink(path, create);
-        }
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
@@ -568,25 +565,44 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Refuses to make a new journal at {@code create} through {@code link}, a symbolic link to
-   * nothing, where the link's own name has an archive's files beside it: its segment folder, its
-   * marker or the marker's twin (SPEC.md 60.8). The name was then an archived journal's live file,
-   * and a link was put in its place; the journal made where the link points would begin afresh,
-   * beside none of them, and every presentation and budget spent in the archived records could be
-   * spent again, as the live file removed outright is refused for ({@link #requireAfterArchive}).
+   * Refuses a journal with no record reached through {@code link}, a symbolic link, where the name
+   * of the link, or of any link it leads through, has an archive's files beside it: its segment
+   * folder, its marker or the marker's twin (SPEC.md 60.8). That name was then an archived
+   * journal's live file, and a link was put in its place, to nothing (a new journal would be made
+   * where it points) or to an empty file; the journal there begins afresh, beside none of them, and
+   * every presentation and budget spent in the archived records could be spent again, as the live
+   * file removed or emptied is refused for ({@link #requireAfterArchive}). Every link on the way
+   * counts: a journal archived through a link keeps its archive beside the file the link led to,
+   * and that file replaced by a link leaves the first link's name with nothing beside it.
    */
-  private static void requireNoArchiveBesideLink(Path link, Path create) throws JournalException {
-    Path name = link.getFileName();
-    if (name == null) {
-      return;
+  private static void requireNoArchiveBesideLink(Path link) throws JournalException {
+    List<Path> left = new java.util.ArrayList<>();
+    Path at = link;
+    Path besideOf = link;
+    boolean onTheWay = false;
+    try {
+      for (int hops = 0; hops < MAX_LINK_HOPS && Files.isSymbolicLink(at); hops++) {
+        Path name = at.getFileName();
+        if (name != null && left.isEmpty()) {
+          for (Path f :
+              List.of(
+                  at.resolveSibling(name + JournalSegments.EXTENSION),
+                  at.resolveSibling(name + JournalSegments.MARKER),
+                  at.resolveSibling("." + name + JournalSegments.MARKER))) {
+            if (Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+              left.add(f);
+              besideOf = at;
+              onTheWay = hops > 0;
+            }
+          }
+        }
+        Path folder = at.toAbsolutePath().getParent();
+        Path to = Files.readSymbolicLink(at);
+        at = folder == null ? to : folder.resolve(to);
+      }
+    } catch (IOException unreadable) {
+      // A link that cannot be read: the open that follows it fails, naming it.
     }
-    List<Path> left =
-        java.util.stream.Stream.of(
-                link.resolveSibling(name + JournalSegments.EXTENSION),
-                link.resolveSibling(name + JournalSegments.MARKER),
-                link.resolveSibling("." + name + JournalSegments.MARKER))
-            .filter(f -> Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS))
-            .toList();
     if (left.isEmpty()) {
       return;
     }
@@ -595,10 +611,13 @@ public final class FileJournal implements Journal {
         "cannot open "
             + link
             + ": it is a symbolic link to "
-            + create
-            + ", which does not exist, and beside the link lie "
+            + at
+            + (Files.exists(at) ? ", which holds no record" : ", which does not exist")
+            + ", and beside "
+            + (onTheWay ? besideOf + ", a link on the way," : "the link")
+            + " lie "
             + left
-            + ", which an archive of a journal of that name leaves; a new journal made where the"
+            + ", which an archive of a journal of that name leaves; a journal where the"
             + " link points would begin without the records archived from it, and every"
             + " presentation and budget spent in them could be spent again. Put back the"
             + " journal's live file (SPEC.md 60.8)",
@@ -709,6 +728,9 @@ public final class FileJournal implements Journal {
    */
   private static void requireAfterArchive(Path path, long firstSeq, long count)
       throws JournalException {
+    if (count == 0 && Files.isSymbolicLink(path)) {
+      requireNoArchiveBesideLink(path);
+    }
     List<JournalSegments.Segment> segments;
     try {
       segments = JournalSegments.list(path);

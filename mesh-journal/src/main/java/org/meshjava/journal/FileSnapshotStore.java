@@ -355,6 +355,7 @@ public final class FileSnapshotStore implements SnapshotStore {
       }
       Path latest = all.getLast();
       try {
+        requireRegularFile(latest);
         return Optional.of(read.read(latest));
       } catch (NoSuchFileException e) {
         if (attempt == LIST_ATTEMPTS) {
@@ -370,6 +371,31 @@ public final class FileSnapshotStore implements SnapshotStore {
             e);
       }
     }
+  }
+
+  /**
+   * Refuses a latest snapshot that is not a regular file, through any links: opening a named pipe
+   * waits for a writer that never comes, and a device such as {@code /dev/zero} reports no size and
+   * never ends, so a steward's start, {@code mesh journal verify} or an archive (holding the
+   * journal's lock) would wait for ever, or fill the heap. A save never makes one.
+   *
+   * @throws NoSuchFileException if it is gone (deleted since it was listed)
+   */
+  private void requireRegularFile(Path latest) throws IOException, SnapshotException {
+    java.nio.file.attribute.BasicFileAttributes a =
+        Files.readAttributes(latest, java.nio.file.attribute.BasicFileAttributes.class);
+    if (a.isRegularFile()) {
+      return;
+    }
+    throw new SnapshotException(
+        SnapshotException.Reason.IO,
+        "cannot read the latest snapshot "
+            + latest
+            + ": "
+            + (a.isDirectory() ? "it is a folder" : "it is not a regular file (a pipe or a device)")
+            + ", which no save makes; move it out of "
+            + dir,
+        null);
   }
 
   /** What went wrong reading {@code file}, without repeating its name as the JDK's messages do. */

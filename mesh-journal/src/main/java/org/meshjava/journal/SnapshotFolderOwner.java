@@ -259,11 +259,17 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
 
   /**
    * The journal {@code dir} records, if it records one that can be read; a part written or
-   * unreadable record counts as none.
+   * unreadable record counts as none, and so does one that is not a regular file or is larger than
+   * any path ({@link #MAX_RECORD_BYTES}): a named pipe there would make the read wait for ever, and
+   * {@code /dev/zero} or a huge file would fill the heap, at every steward's start.
    */
   static Optional<Path> recorded(Path dir) {
+    Path file = dir.resolve(FILE);
     try {
-      String text = Files.readString(dir.resolve(FILE), StandardCharsets.UTF_8);
+      if (!Files.isRegularFile(file) || Files.size(file) > MAX_RECORD_BYTES) {
+        return Optional.empty();
+      }
+      String text = Files.readString(file, StandardCharsets.UTF_8);
       if (!text.endsWith("\n") || text.length() < 2) {
         return Optional.empty();
       }
@@ -272,6 +278,9 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
       return Optional.empty();
     }
   }
+
+  /** The largest record read: a path and its newline, with room to spare. */
+  static final int MAX_RECORD_BYTES = 64 * 1024;
 
   /**
    * What the folder's lock refusal adds: the journal whose snapshots it records, so the operator

@@ -176,6 +176,41 @@ class FileSnapshotStoreTest {
   }
 
   /**
+   * A latest snapshot that is a named pipe, or a link to {@code /dev/zero}, is refused {@code IO}
+   * naming it by every read, at once. Regression: opening the pipe waited for a writer for ever (a
+   * steward's start, verify, and an archive holding the journal's lock, all hung), and {@code
+   * latest()} read {@code /dev/zero} until the heap was full.
+   */
+  @Test
+  void aLatestSnapshotThatIsAPipeOrADevice_isRefusedNamingIt_withoutWaiting() throws Exception {
+    Path snaps = Files.createDirectory(dir.resolve("snaps"));
+    Path pipe = snaps.resolve("00000000000000000005.snapshot");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor() == 0, "mkfifo");
+    Path zeros = Files.createDirectory(dir.resolve("zeros"));
+    Path device = zeros.resolve("00000000000000000005.snapshot");
+    Files.createSymbolicLink(device, Path.of("/dev/zero"));
+    for (Path latest : List.of(pipe, device)) {
+      FileSnapshotStore store = new FileSnapshotStore(latest.getParent());
+      for (ThrowingCallable read :
+          List.<ThrowingCallable>of(
+              store::latest, store::latestBuffer, store::latestMapping, store::latestHeader)) {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(10),
+            () ->
+                assertThatThrownBy(read)
+                    .isInstanceOfSatisfying(
+                        SnapshotException.class,
+                        e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO))
+                    .hasMessageContaining(
+                        "cannot read the latest snapshot "
+                            + latest
+                            + ": it is not a regular file (a pipe or a device)"));
+      }
+    }
+  }
+
+  /**
    * Regression: with a regular file where its folder goes, a save said only "cannot write
    * .../00000000000000000001.snapshot: <folder>" and a read "cannot read <folder>: it is not a
    * folder", neither saying what to do; {@code mesh serve} already refused this at start in clearer

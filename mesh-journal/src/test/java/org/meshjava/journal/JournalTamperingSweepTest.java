@@ -1,6 +1,7 @@
 package org.meshjava.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -93,6 +94,59 @@ class JournalTamperingSweepTest {
             "SEGMENT BYTE_FLIPPED: refused CORRUPT",
             "SEGMENT CUT_SHORT: refused CORRUPT",
             "LIVE OLDER_COPY: refused CORRUPT");
+  }
+
+  /**
+   * A journal opened and archived through a link keeps its archive beside the file the link leads
+   * to. That file replaced by a link to nothing (absolute or relative), or to an empty file, leaves
+   * nothing beside the first link's name, but the link on the way has the archive beside it:
+   * refused {@code CORRUPT}, naming it, by an opening and by an unlocked read, and nothing made.
+   * Regression: a new, empty journal was made (or the empty file opened) where the chain ended, and
+   * every archived spend could be spent again.
+   */
+  @Test
+  void theFileALinkLeadsTo_replacedByALinkToNothingOrToAnEmptyFile_isRefused() throws Exception {
+    for (String form : List.of("absolute", "relative", "empty file")) {
+      Path folder = Files.createDirectory(dir.resolve("chain-" + form.replace(' ', '-')));
+      Path live = FileJournalStreamTest.journal(folder.resolve("live.log"), 8);
+      Path link = Files.createSymbolicLink(folder.resolve("steward.log"), live);
+      LiveFileOlderThanArchiveTest.archiveUpTo(link, 4);
+      assertThat(JournalSegments.directory(live)).isDirectory();
+      Files.move(live, folder.resolve("moved-away"));
+      Path end = folder.resolve("nowhere");
+      if (form.equals("empty file")) {
+        Files.createFile(end);
+      }
+      Files.createSymbolicLink(live, form.equals("relative") ? Path.of("nowhere") : end);
+      // An unlocked read of a link to nothing finds no file (IO); one of an empty file is refused
+      // as an opening is.
+      for (int way = 0; way < (form.equals("empty file") ? 2 : 1); way++) {
+        JournalException e =
+            org.assertj.core.api.Assertions.catchThrowableOfType(
+                JournalException.class,
+                way == 0
+                    ? () -> FileJournal.open(link).close()
+                    : () -> FileJournalStreamTest.scan(link, JournalPosition.GENESIS));
+        assertThat(e).as(form + ", way " + way).isNotNull();
+        assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+        assertThat(e.getMessage())
+            .contains(form.equals("empty file") ? "which holds no record" : "which does not exist")
+            .contains("beside " + live + ", a link on the way, lie [")
+            .contains(folder.resolve("live.log.segments").toString());
+      }
+      if (form.equals("empty file")) {
+        // Through the replaced name itself, the archive lies beside the link opened.
+        assertThatCode(() -> FileJournal.open(live).close())
+            .isInstanceOfSatisfying(
+                JournalException.class,
+                e ->
+                    assertThat(e.getMessage())
+                        .contains("which holds no record, and beside the link lie ["));
+        assertThat(end).isEmptyFile();
+      } else {
+        assertThat(end).as("nothing made").doesNotExist();
+      }
+    }
   }
 
   /**

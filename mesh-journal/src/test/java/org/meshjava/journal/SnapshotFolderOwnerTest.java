@@ -54,6 +54,33 @@ class SnapshotFolderOwnerTest {
     throw new AssertionError("journal b's steward claimed the folder");
   }
 
+  /**
+   * The folder's record of its journal replaced by a named pipe, or by a link to {@code /dev/zero},
+   * counts as no record, as an unreadable one does: the journal's claim is taken at once.
+   * Regression: reading the record waited on the pipe for ever, or read zeros until the heap was
+   * full, at every start of the steward.
+   */
+  @Test
+  void aRecordThatIsAPipeOrADevice_countsAsNone_andTheClaimDoesNotWait() throws Exception {
+    aSavedASnapshot();
+    Path record = dir.resolve(SnapshotFolderOwner.FILE);
+    Files.delete(record);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        new ProcessBuilder("mkfifo", record.toString()).start().waitFor() == 0, "mkfifo");
+    for (int form = 0; form < 2; form++) {
+      if (form == 1) {
+        Files.delete(record);
+        Files.createSymbolicLink(record, Path.of("/dev/zero"));
+      }
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(10),
+          () -> {
+            assertThat(SnapshotFolderOwner.recorded(dir)).isEmpty();
+            new FileSnapshotStore(dir).claim(a).close();
+          });
+    }
+  }
+
   @Test
   void theOtherJournalsClaim_onAFolderHoldingASnapshots_isRefusedBeforeTheLock_andAStartsAfterIt()
       throws Exception {
