@@ -262,6 +262,24 @@ class GateDecideTest {
     assertThat(e.link()).hasValue(0);
   }
 
+  /**
+   * Step 7 checks the expiry before revocation (SPEC.md, Presentation): a chain both expired and
+   * revoked is refused {@code expired}. The ledger refuses an expired chain too, but only after the
+   * gate's other checks, so without the gate's own expiry check this one was refused {@code
+   * revoked}.
+   */
+  @Test
+  void decide_anExpiredChainAlsoRevoked_isRefusedExpired_theFirstFailureOfStep7() throws Exception {
+    Revocations revocations = Revocations.none();
+    Gate gate = Gate.create(STEWARD_DID, SpendLedger.inMemory(), revocations);
+    GrantChain chain = directChain(50_000);
+    revocations.revoke(chain.root().id(), T0);
+    GrantRefusedException e =
+        refused(() -> gate.decide(present(chain, REQUEST, 1), REQUEST, Optional.empty(), T_END));
+    assertThat(e.label()).as(e.getMessage()).isEqualTo(DenialLabel.EXPIRED);
+    assertThat(e.link()).hasValue(0);
+  }
+
   @Test
   void decide_revocationRefusesAtAndAfterItsTime_butADecisionBeforeItStands() throws Exception {
     Revocations revocations = Revocations.none();
