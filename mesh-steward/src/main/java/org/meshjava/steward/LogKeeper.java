@@ -134,9 +134,30 @@ sealed class LogKeeper permits LogKeeper.Off {
       recorded.put(sequence, envelopeId);
     }
 
+    /**
+     * As the log's {@link LogKeeper#holds}: the index reads the ids a snapshot saved in place from
+     * its mapped file, and a file cut short under the running steward makes that read fault. The
+     * index is not left part written by it (nothing is appended there), but no verdict can be read
+     * from it, so the fault is refused {@code UNREADABLE}, said once, as the log's is.
+     */
     @Override
-    boolean holds(long sequence, ContentId envelopeId) {
-      return recorded.get(sequence).filter(envelopeId::equals).isPresent();
+    boolean holds(long sequence, ContentId envelopeId) throws LogException {
+      String why = super.unreadable;
+      if (why != null) {
+        throw new LogException(LogException.Reason.UNREADABLE, why);
+      }
+      try {
+        return recorded.get(sequence).filter(envelopeId::equals).isPresent();
+      } catch (InternalError e) {
+        if (!MappedReadFault.in(e)) {
+          throw e;
+        }
+        throw super.markUnreadable(
+            "the witness's index of sealed receipts cannot be read: the snapshot file its envelope"
+                + " ids are read from was cut short while the steward ran (",
+            "), so it answers no witness until a restart",
+            e);
+      }
     }
 
     @Override
@@ -475,20 +496,34 @@ sealed class LogKeeper permits LogKeeper.Off {
         if (!MappedReadFault.in(e)) {
           throw e;
         }
-        String cut =
+        throw markUnreadable(
             "the transparency log cannot be read: the snapshot file its tree is read from was cut"
-                + " short while the steward ran ("
-                + e.getMessage()
-                + "), so it answers no proof, checkpoint or witness until a restart (put the whole"
-                + " file back, or remove the cut one so that the restart replays the journal);"
-                + " receipts are still sealed and journalled, and the restart puts them in the log";
-        unreadable = cut;
-        LOG.error("{}", cut);
-        LogException refused = new LogException(LogException.Reason.UNREADABLE, cut);
-        refused.initCause(e);
-        throw refused;
+                + " short while the steward ran (",
+            "), so it answers no proof, checkpoint or witness until a restart",
+            e);
       }
     }
+  }
+
+  /**
+   * Marks the log {@link #unreadable} for {@code fault}, says so once (the callers hold the lock
+   * whose readers it refuses from now on), and returns the refusal to throw.
+   */
+  private LogException markUnreadable(String what, String refused, InternalError fault) {
+    String cut =
+        what
+            + fault.getMessage()
+            + refused
+            + " (put the whole file back, or remove the cut one so that the restart replays the"
+            + " journal); receipts are still sealed and journalled, and the restart takes them in";
+    boolean first = unreadable == null;
+    unreadable = cut;
+    if (first) {
+      LOG.error("{}", cut);
+    }
+    LogException e = new LogException(LogException.Reason.UNREADABLE, cut);
+    e.initCause(fault);
+    return e;
   }
 
   /**

@@ -810,8 +810,9 @@ public final class Steward implements AutoCloseable {
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
    * @throws LogException {@code UNREADABLE} when the log's tree can no longer be read (the snapshot
-   *     file it is read from was cut short under the steward, SPEC.md §60.8): no verdict can be
-   *     given, and nothing changes (grants are not suspended)
+   *     file it is read from was cut short under the steward, SPEC.md §60.8), or, with the log
+   *     turned off, the index of envelope ids read from that file: no verdict can be given, and
+   *     nothing changes (grants are not suspended)
    */
   public WitnessAnswer witnessed(MeshReceipt receipt, Envelope envelope)
       throws ReceiptException, LogException {
