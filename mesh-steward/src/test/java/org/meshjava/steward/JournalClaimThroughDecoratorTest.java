@@ -33,6 +33,24 @@ class JournalClaimThroughDecoratorTest {
     refusedThroughAWrapper(FileJournal.open(dir.resolve("steward.journal")));
   }
 
+  @Test
+  void aStewardBuiltThroughAWrapper_releasesTheJournalItOwns_onClose() throws Exception {
+    // The claim is on the storage under the wrapper, so closing must give up that storage, not
+    // the wrapper: otherwise the journal stays held for every later steward in this process.
+    Journal j = new InMemoryJournal();
+    Journal wrapped = new ForwardingJournal(j) {};
+    try (Steward first = f.steward(wrapped).build()) {
+      assertThatThrownBy(() -> f.steward(j).build().close())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+      assertThat(first.head().nextSequence()).isZero();
+    }
+    try (Steward second = f.steward(j).build()) {
+      assertThat(second.head().nextSequence()).isZero();
+    }
+  }
+
   private void refusedThroughAWrapper(Journal j) throws Exception {
     Journal wrapped = new ForwardingJournal(new ForwardingJournal(j) {}) {};
     try (Steward first = f.steward(j).build()) {
