@@ -90,6 +90,44 @@ class MeterDiscoveryTest {
   }
 
   @Test
+  void discover_namesANullArgument_andThisMachinesSystem() {
+    assertThatThrownBy(() -> MeterDiscovery.discover(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("options");
+    assertThatThrownBy(() -> new MeterDiscovery(null, List.of()))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("meter");
+    String os = System.getProperty("os.name", "");
+    if (!os.startsWith("Mac")) {
+      MeterDiscovery found =
+          MeterDiscovery.discover(DiscoveryOptions.defaults().withoutRapl().withoutNvml());
+      assertThat(found.counters())
+          .singleElement()
+          .satisfies(s -> assertThat(s.detail()).endsWith("this is " + os));
+    }
+  }
+
+  @Test
+  void unreadableAdvice_isForRaplZonesOnly_andSendsAnUnreadNameElsewhere() {
+    assertThat(
+            MeterDiscovery.unreadableAdvice(
+                List.of(
+                    CounterStatus.unavailable(
+                        "nvml", Optional.empty(), CounterIssue.UNREADABLE, "no permission"))))
+        .isEmpty();
+    String advice =
+        MeterDiscovery.unreadableAdvice(
+                List.of(
+                    CounterStatus.unavailable(
+                        "rapl:intel-rapl:0",
+                        Optional.empty(),
+                        CounterIssue.UNREADABLE,
+                        RaplDiscovery.NAME_UNREAD + " (permission denied)")))
+            .orElseThrow();
+    assertThat(advice).contains("rapl:intel-rapl:0 (name)").doesNotContain("energy_uj");
+  }
+
+  @Test
   void policy_refusesPollingLessOftenThanItSamples() {
     assertThatThrownBy(
             () ->
