@@ -228,6 +228,19 @@ class ModelDirectoryTest {
     Path d = single("grows");
     Path weights = d.resolve("model.safetensors");
     long total = Files.size(d.resolve("config.json")) + Files.size(weights);
+    List<List<Long>> reports = reportsRewritingAfterTheFirst(d, weights, new byte[64]);
+    assertThat(reports).allSatisfy(r -> assertThat(r).isEqualTo(List.of(r.get(0), total)));
+    assertThat(reports).allSatisfy(r -> assertThat(r.get(0)).isLessThanOrEqualTo(total));
+    assertThat(reports.get(reports.size() - 1)).isEqualTo(List.of(total, total));
+  }
+
+  /**
+   * Digests {@code d} on one thread and returns its progress reports, writing {@code content} into
+   * {@code file} when the first report comes: after every file was sized, before the later ones are
+   * hashed.
+   */
+  private static List<List<Long>> reportsRewritingAfterTheFirst(Path d, Path file, byte[] content)
+      throws WeightsDigestException {
     List<List<Long>> reports = new java.util.ArrayList<>();
     ModelDirectory.digest(
         d,
@@ -236,16 +249,14 @@ class ModelDirectoryTest {
         (done, all) -> {
           if (reports.isEmpty()) {
             try {
-              Files.write(weights, new byte[64]);
+              Files.write(file, content);
             } catch (IOException e) {
               throw new java.io.UncheckedIOException(e);
             }
           }
           reports.add(List.of(done, all));
         });
-    assertThat(reports).allSatisfy(r -> assertThat(r).isEqualTo(List.of(r.get(0), total)));
-    assertThat(reports).allSatisfy(r -> assertThat(r.get(0)).isLessThanOrEqualTo(total));
-    assertThat(reports.get(reports.size() - 1)).isEqualTo(List.of(total, total));
+    return reports;
   }
 
   @Test
@@ -255,21 +266,7 @@ class ModelDirectoryTest {
     Path d = single("shrinks");
     Path weights = d.resolve("model.safetensors");
     long total = Files.size(d.resolve("config.json")) + Files.size(weights);
-    List<List<Long>> reports = new java.util.ArrayList<>();
-    ModelDirectory.digest(
-        d,
-        ModelDirectory.Links.CONFINED,
-        1,
-        (done, all) -> {
-          if (reports.isEmpty()) {
-            try {
-              Files.write(weights, new byte[] {1});
-            } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          }
-          reports.add(List.of(done, all));
-        });
+    List<List<Long>> reports = reportsRewritingAfterTheFirst(d, weights, new byte[] {1});
     assertThat(reports.get(reports.size() - 2).get(0)).isEqualTo(total - 4);
     assertThat(reports.get(reports.size() - 1)).isEqualTo(List.of(total, total));
   }
