@@ -53,6 +53,81 @@ class MeterDiscoveryTest {
   }
 
   @Test
+  void discover_offMacOs_saysIoReportIsUnsupported_unlessItIsLeftOut() {
+    DiscoveryOptions ioReportOnly = DiscoveryOptions.defaults().withoutRapl().withoutNvml();
+    MeterDiscovery linux =
+        MeterDiscovery.discover(ioReportOnly, ProbeClock.SYSTEM, null, SysfsReader.FILES, "Linux");
+    assertThat(linux.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(linux.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.counter()).isEqualTo("ioreport");
+              assertThat(s.issue()).contains(CounterIssue.UNSUPPORTED_PLATFORM);
+              assertThat(s.detail()).endsWith("this is Linux");
+            });
+    MeterDiscovery none =
+        MeterDiscovery.discover(
+            ioReportOnly.withoutIoReport(), ProbeClock.SYSTEM, null, SysfsReader.FILES, "Linux");
+    assertThat(none.counters()).isEmpty();
+  }
+
+  @Test
+  void lease_overNoSource_holdsTheEstimator() {
+    DiscoveryOptions nothing =
+        DiscoveryOptions.defaults().withoutRapl().withoutNvml().withoutIoReport();
+    try (MeterLease lease = MeterDiscovery.lease(nothing)) {
+      assertThat(lease.meter()).isInstanceOf(EstimatorMeter.class);
+      assertThat(lease.discovery().counters()).isEmpty();
+    }
+  }
+
+  @Test
+  void nativeAccessDenied_quotesTheRefusal_andNamesTheFlagThatGrantsIt() {
+    assertThat(MeterDiscovery.nativeAccessDenied(new IllegalCallerException("restricted call")))
+        .startsWith("native access is denied to this module (restricted call)")
+        .contains("--enable-native-access=org.meshjava.energy");
+  }
+
+  @Test
+  void discover_namesANullArgument_andThisMachinesSystem() {
+    assertThatThrownBy(() -> MeterDiscovery.discover(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("options");
+    assertThatThrownBy(() -> new MeterDiscovery(null, List.of()))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("meter");
+    String os = System.getProperty("os.name", "");
+    if (!os.startsWith("Mac")) {
+      MeterDiscovery found =
+          MeterDiscovery.discover(DiscoveryOptions.defaults().withoutRapl().withoutNvml());
+      assertThat(found.counters())
+          .singleElement()
+          .satisfies(s -> assertThat(s.detail()).endsWith("this is " + os));
+    }
+  }
+
+  @Test
+  void unreadableAdvice_isForRaplZonesOnly_andSendsAnUnreadNameElsewhere() {
+    assertThat(
+            MeterDiscovery.unreadableAdvice(
+                List.of(
+                    CounterStatus.unavailable(
+                        "nvml", Optional.empty(), CounterIssue.UNREADABLE, "no permission"))))
+        .isEmpty();
+    String advice =
+        MeterDiscovery.unreadableAdvice(
+                List.of(
+                    CounterStatus.unavailable(
+                        "rapl:intel-rapl:0",
+                        Optional.empty(),
+                        CounterIssue.UNREADABLE,
+                        RaplDiscovery.NAME_UNREAD + " (permission denied)")))
+            .orElseThrow();
+    assertThat(advice).contains("rapl:intel-rapl:0 (name)").doesNotContain("energy_uj");
+  }
+
+  @Test
   void policy_refusesPollingLessOftenThanItSamples() {
     assertThatThrownBy(
             () ->

@@ -76,6 +76,23 @@ class NvmlMeterTest {
   }
 
   @Test
+  void summary_ofALiveBoard_namesTheMeterAndTheDomainsItGrades() {
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock);
+    MeterDiscovery found = clock.watch(discover());
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(MeterDiscovery.summary(meter, found.counters()))
+        .isEqualTo(
+            "energy meter "
+                + meter.name()
+                + " live on "
+                + meter.liveDomains()
+                + ": a serve on live domains only is graded HwShunt (ModelBased when it overlaps"
+                + " another serve), any other Estimator");
+    meter.close();
+  }
+
+  @Test
   void discover_whenCounterFrozen_fallsBackSayingFrozen() {
     FakeNvml.script(0, 1_000, 3, 0);
     MeterDiscovery found = discover();

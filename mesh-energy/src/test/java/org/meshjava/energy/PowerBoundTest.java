@@ -30,6 +30,16 @@ class PowerBoundTest {
   }
 
   @Test
+  void aSpanOfNoTimeOrBackwards_drawsOnlyTheSlack() {
+    // At 1 kW a nanosecond is a microjoule, so a span taken as 1 ns instead of none would show.
+    PowerBound noSlack = new PowerBound(1_000, 0);
+    assertThat(noSlack.mostDrawnUj(0)).isZero();
+    assertThat(noSlack.mostDrawnUj(-1)).isZero();
+    assertThat(noSlack.mostDrawnUj(Long.MIN_VALUE)).isZero();
+    assertThat(new PowerBound(1_000, 7).mostDrawnUj(-1)).isEqualTo(7);
+  }
+
+  @Test
   void aboveLimit_isTwiceThePublishedLimit_neverUnderTheFloor_andSaturates() {
     assertThat(PowerBound.aboveLimit(300, 100)).isEqualTo(600);
     assertThat(PowerBound.aboveLimit(300, 1_000)).isEqualTo(1_000);

@@ -33,17 +33,29 @@ class JournalClaimThroughDecoratorTest {
     refusedThroughAWrapper(FileJournal.open(dir.resolve("steward.journal")));
   }
 
+  @Test
+  void aStewardBuiltThroughAWrapper_releasesTheJournalItOwns_onClose() throws Exception {
+    // The claim is on the storage under the wrapper, so closing must give up that storage, not
+    // the wrapper: otherwise the journal stays held for every later steward in this process.
+    Journal j = new InMemoryJournal();
+    refusedWhileHeld_thenFree(new ForwardingJournal(j) {}, j);
+  }
+
   private void refusedThroughAWrapper(Journal j) throws Exception {
-    Journal wrapped = new ForwardingJournal(new ForwardingJournal(j) {}) {};
-    try (Steward first = f.steward(j).build()) {
-      assertThatThrownBy(() -> f.steward(wrapped).build().close())
+    refusedWhileHeld_thenFree(j, new ForwardingJournal(new ForwardingJournal(j) {}) {});
+  }
+
+  /** A steward over {@code held} keeps {@code other}, the same storage, out until it closes. */
+  private void refusedWhileHeld_thenFree(Journal held, Journal other) throws Exception {
+    try (Steward first = f.steward(held).build()) {
+      assertThatThrownBy(() -> f.steward(other).build().close())
           .isInstanceOfSatisfying(
               StewardStartException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
       assertThat(first.head().nextSequence()).isZero();
     }
-    // Released with the first steward: the wrapper may be used now.
-    try (Steward second = f.steward(wrapped).build()) {
+    // Released with the first steward: the other may be used now.
+    try (Steward second = f.steward(other).build()) {
       assertThat(second.head().nextSequence()).isZero();
     }
   }

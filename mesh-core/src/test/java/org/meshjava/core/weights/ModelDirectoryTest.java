@@ -205,6 +205,120 @@ class ModelDirectoryTest {
   }
 
   @Test
+  void progress_countsTheFilesHashedBefore_thenEndsAtTheTotal() throws Exception {
+    // Path order: config.json, both shards, then the index. Each small file reports once, at its
+    // size, on top of every file before it; the digest then reports the total once more.
+    Path d = sharded("progress");
+    long config = Files.size(d.resolve("config.json"));
+    long total = config + 3 + 3 + INDEX.getBytes(StandardCharsets.UTF_8).length;
+    List<List<Long>> reports = new java.util.ArrayList<>();
+    ModelDirectory.digest(
+        d, ModelDirectory.Links.CONFINED, 1, (done, all) -> reports.add(List.of(done, all)));
+    assertThat(reports)
+        .containsExactly(
+            List.of(config, total),
+            List.of(config + 3, total),
+            List.of(config + 6, total),
+            List.of(total, total),
+            List.of(total, total));
+  }
+
+  @Test
+  void progress_neverPassesTheTotal_whenAFileGrewAfterItWasSized() throws Exception {
+    Path d = single("grows");
+    Path weights = d.resolve("model.safetensors");
+    long total = Files.size(d.resolve("config.json")) + Files.size(weights);
+    List<List<Long>> reports = reportsRewritingAfterTheFirst(d, weights, new byte[64]);
+    assertThat(reports).allSatisfy(r -> assertThat(r).isEqualTo(List.of(r.get(0), total)));
+    assertThat(reports).allSatisfy(r -> assertThat(r.get(0)).isLessThanOrEqualTo(total));
+    assertThat(reports.get(reports.size() - 1)).isEqualTo(List.of(total, total));
+  }
+
+  /**
+   * Digests {@code d} on one thread and returns its progress reports, writing {@code content} into
+   * {@code file} when the first report comes: after every file was sized, before the later ones are
+   * hashed.
+   */
+  private static List<List<Long>> reportsRewritingAfterTheFirst(Path d, Path file, byte[] content)
+      throws WeightsDigestException {
+    List<List<Long>> reports = new java.util.ArrayList<>();
+    ModelDirectory.digest(
+        d,
+        ModelDirectory.Links.CONFINED,
+        1,
+        (done, all) -> {
+          if (reports.isEmpty()) {
+            try {
+              Files.write(file, content);
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+          reports.add(List.of(done, all));
+        });
+    return reports;
+  }
+
+  @Test
+  void progress_endsAtTheTotal_whenAFileShrankAfterItWasSized() throws Exception {
+    // A file replaced by a shorter one between the sizing and the hashing: its own reports fall
+    // short of the total, and a progress display must still be told the digest finished.
+    Path d = single("shrinks");
+    Path weights = d.resolve("model.safetensors");
+    long total = Files.size(d.resolve("config.json")) + Files.size(weights);
+    List<List<Long>> reports = reportsRewritingAfterTheFirst(d, weights, new byte[] {1});
+    assertThat(reports.get(reports.size() - 2).get(0)).isEqualTo(total - 4);
+    assertThat(reports.get(reports.size() - 1)).isEqualTo(List.of(total, total));
+  }
+
+  @Test
+  void digest_refusesNoThreads_andNamesANullArgument() throws Exception {
+    Path d = single("arguments");
+    ModelDirectory.Links confined = ModelDirectory.Links.CONFINED;
+    ModelDirectory.Progress none = ModelDirectory.Progress.NONE;
+    assertThatThrownBy(() -> ModelDirectory.digest(d, confined, 0, none))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("got 0");
+    // Refused before the disk is looked at: not a missing directory, the argument.
+    assertThatThrownBy(() -> ModelDirectory.digest(tmp.resolve("absent"), confined, 0, none))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(ModelDirectory.digest(d, confined, 1, none)).isEqualTo(ModelDirectory.digest(d));
+    // A null link policy must not pass as "not confined", which would follow every link.
+    assertThatThrownBy(() -> ModelDirectory.digest(d, null, 1, none))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("links");
+    assertThatThrownBy(() -> ModelDirectory.digest(null, confined, 1, none))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("dir");
+    assertThatThrownBy(() -> ModelDirectory.digest(d, confined, 1, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("progress");
+  }
+
+  @Test
+  void digest_ofADirectoryNamedThroughALink_isConfinedToWhereTheLinkLeads() throws Exception {
+    Path d = single("real");
+    Path link = Files.createSymbolicLink(tmp.resolve("via-link"), d);
+    assertThat(ModelDirectory.digest(link)).isEqualTo(ModelDirectory.digest(d));
+  }
+
+  @Test
+  void digest_saysWhichPartOfAMalformedIndexIsWrong() throws Exception {
+    Path notObject = tmp.resolve("index-array");
+    write(notObject, "config.json", "{}");
+    write(notObject, "model.safetensors.index.json", "[]");
+    assertThatThrownBy(() -> ModelDirectory.digest(notObject))
+        .isInstanceOf(WeightsDigestException.class)
+        .hasMessageContaining("the index is not a JSON object");
+    Path mapArray = tmp.resolve("map-array");
+    write(mapArray, "config.json", "{}");
+    write(mapArray, "model.safetensors.index.json", "{\"weight_map\": [\"a.safetensors\"]}");
+    assertThatThrownBy(() -> ModelDirectory.digest(mapArray))
+        .isInstanceOf(WeightsDigestException.class)
+        .hasMessageContaining("weight_map is not an object");
+  }
+
+  @Test
   void digest_refusesAMissingShard() throws Exception {
     Path d = sharded("missing");
     Files.delete(d.resolve("model-00002-of-00002.safetensors"));
@@ -355,5 +469,23 @@ class ModelDirectoryTest {
 
     write(d, "config.json", "[\"model_type\", \"llama\"]");
     assertThatThrownBy(() -> ModelDirectory.modelType(d)).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void modelType_isNoOtherStringField_andRefusesTrailingContent() throws IOException {
+    Path d = tmp.resolve("other-fields");
+    write(d, "config.json", "{\"torch_dtype\": \"bfloat16\", \"model_type\": \"llama\"}");
+    assertThat(ModelDirectory.modelType(d)).contains("llama");
+    write(d, "config.json", "{\"torch_dtype\": \"bfloat16\"}");
+    assertThat(ModelDirectory.modelType(d)).isEmpty();
+
+    write(d, "config.json", "{\"model_type\": \"llama\"} {}");
+    assertThatThrownBy(() -> ModelDirectory.modelType(d))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("trailing content");
+    write(d, "config.json", "[\"model_type\", \"llama\"]");
+    assertThatThrownBy(() -> ModelDirectory.modelType(d))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is not a JSON object");
   }
 }
