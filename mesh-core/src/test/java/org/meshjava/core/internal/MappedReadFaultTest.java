@@ -1,8 +1,18 @@
 package org.meshjava.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JVM's fault for a read of a mapped file past the end it has now is told from any other {@link
@@ -10,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * buffer, so that a JVM wording it otherwise is still understood.
  */
 class MappedReadFaultTest {
+  @TempDir Path tmp;
+
   /**
    * Regression: the fault was known by HotSpot's words alone (mesh's exit 74), so the same fault
    * worded otherwise was taken for a bug. Here as the interpreter reports the read: from the
@@ -31,5 +43,71 @@ class MappedReadFaultTest {
     assertThat(MappedReadFault.in(new InternalError("simulated"))).isFalse();
     assertThat(MappedReadFault.in(new IllegalStateException("unsafe memory access operation")))
         .isFalse();
+  }
+
+  /**
+   * The fault as the JVM throws it on a pool's worker and hands it back to the caller, as Jlama's
+   * forward pass runs its matrix work: through {@code join} (the pool's copy of the error, the
+   * worker's as its cause) and through {@code get} (an {@link ExecutionException} around it).
+   */
+  @Test
+  void aRealFaultOnAWorkerThread_handedBackByThePool_isKnown() throws Exception {
+    MappedByteBuffer cutShort = mappedThenCutShort();
+    ForkJoinPool pool = new ForkJoinPool(1);
+    try {
+      Throwable joined = catchThrowable(() -> pool.submit(() -> cutShort.get(8191)).join());
+      Throwable got = catchThrowable(() -> pool.submit(() -> cutShort.get(8191)).get());
+      assertThat(joined).isInstanceOf(InternalError.class);
+      assertThat(got).isInstanceOf(ExecutionException.class);
+      assertThat(MappedReadFault.in(joined)).as("joined: %s", joined).isTrue();
+      assertThat(MappedReadFault.in(got)).as("got: %s", got).isTrue();
+      assertThat(MappedReadFault.in(new RuntimeException(new RuntimeException(got)))).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The causes are followed a bounded way: a cycle among them ends the walk, answering no. */
+  @Test
+  void aCycleAmongTheCauses_endsTheWalk_answeringNo() {
+    RuntimeException a = new RuntimeException("a");
+    InternalError b = new InternalError("simulated", a);
+    a.initCause(b);
+    assertThat(MappedReadFault.in(a)).isFalse();
+    assertThat(MappedReadFault.in(b)).isFalse();
+  }
+
+  /**
+   * Another {@link InternalError} wrapped deep is still not the fault, whatever wraps it; the fault
+   * wrapped as deep is.
+   */
+  @Test
+  void anotherInternalErrorWrappedDeep_isNot_theFaultWrappedAsDeep_is() throws IOException {
+    Throwable other = new InternalError("should not reach here");
+    InternalError fault;
+    try {
+      mappedThenCutShort().get(8191);
+      throw new AssertionError("the read past the end did not fault");
+    } catch (InternalError e) {
+      fault = e;
+    }
+    Throwable wrappedFault = fault;
+    for (int i = 0; i < 10; i++) {
+      other = new RuntimeException(new ExecutionException(other));
+      wrappedFault = new RuntimeException(new ExecutionException(wrappedFault));
+    }
+    assertThat(MappedReadFault.in(other)).isFalse();
+    assertThat(MappedReadFault.in(wrappedFault)).isTrue();
+  }
+
+  /** A buffer over two pages of a file that is then cut to nothing: its last byte faults. */
+  private MappedByteBuffer mappedThenCutShort() throws IOException {
+    Path file = Files.write(tmp.resolve("mapped"), new byte[8192]);
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8192);
+      ch.truncate(0);
+      return buffer;
+    }
   }
 }
