@@ -814,9 +814,7 @@ public final class OpenAiServer implements AutoCloseable {
       operations.entered();
       Callback callback = Callback.from(done, operations::left);
       RequestScope.@Nullable Opened opened = open(method, path, request);
-      // Whether the scope heard a status: a reply that throws before it sets one is answered 500
-      // by Jetty's error handler (JsonErrors), which the scope must hear too.
-      boolean[] heard = new boolean[1];
+      ScopeStatus told = new ScopeStatus(opened);
       try {
         Reply reply = decide.get();
         if (operations.draining()) {
@@ -824,21 +822,10 @@ public final class OpenAiServer implements AutoCloseable {
           // shutting_down included, goes on a new connection, which its replacement can take.
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        // Told the status the client is sent, as it is set: a streamed reply may be answered by
-        // an error reply in its place, and a reply that fails to render by the 500.
-        IntConsumer told =
-            opened == null
-                ? OpenAiServer::notTold
-                : status -> {
-                  heard[0] = true;
-                  tell(opened, status);
-                };
         write(reply, request, response, callback, told);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
-        if (opened != null && !heard[0]) {
-          tell(opened, HttpStatus.INTERNAL_SERVER_ERROR_500);
-        }
+        told.unlessHeard(HttpStatus.INTERNAL_SERVER_ERROR_500);
         callback.failed(t);
       } finally {
         if (opened != null) {
@@ -847,6 +834,37 @@ public final class OpenAiServer implements AutoCloseable {
           } catch (RuntimeException | Error e) {
             LOG.warn("closing the request scope failed; ignored", e);
           }
+        }
+      }
+    }
+
+    /**
+     * The request scope's ear for one answer: told the status the client is sent, as it is set (a
+     * streamed reply may be answered by an error reply in its place, and a reply that fails to
+     * render by the 500), and remembering whether it was, so that a reply that throws before it
+     * sets one is told the 500 that Jetty's error handler ({@link JsonErrors}) answers. Without a
+     * scope it tells nothing.
+     */
+    private static final class ScopeStatus implements IntConsumer {
+      private final RequestScope.@Nullable Opened opened;
+      private volatile boolean heard;
+
+      ScopeStatus(RequestScope.@Nullable Opened opened) {
+        this.opened = opened;
+      }
+
+      @Override
+      public void accept(int status) {
+        heard = true;
+        if (opened != null) {
+          tell(opened, status);
+        }
+      }
+
+      /** Tells {@code status} if no status was told yet (a started stream keeps the one it was). */
+      void unlessHeard(int status) {
+        if (!heard) {
+          accept(status);
         }
       }
     }
