@@ -142,17 +142,11 @@ sealed class LogKeeper permits LogKeeper.Off {
      */
     @Override
     boolean holds(long sequence, ContentId envelopeId) throws LogException {
-      String why = super.unreadable;
-      if (why != null) {
-        throw new LogException(LogException.Reason.UNREADABLE, why);
-      }
+      super.requireReadable();
       try {
         return recorded.get(sequence).filter(envelopeId::equals).isPresent();
       } catch (InternalError e) {
-        if (!MappedReadFault.in(e)) {
-          throw e;
-        }
-        throw super.markUnreadable(
+        throw super.unreadableAfter(
             "the witness's index of sealed receipts cannot be read: the snapshot file its envelope"
                 + " ids are read from was cut short while the steward ran (",
             "), so it answers no witness until a restart",
@@ -486,17 +480,11 @@ sealed class LogKeeper permits LogKeeper.Off {
   private <T> T read(TreeRead<T> use) throws LogException {
     TransparencyLog t = tree();
     synchronized (t) {
-      String why = unreadable;
-      if (why != null) {
-        throw new LogException(LogException.Reason.UNREADABLE, why);
-      }
+      requireReadable();
       try {
         return use.apply(t);
       } catch (InternalError e) {
-        if (!MappedReadFault.in(e)) {
-          throw e;
-        }
-        throw markUnreadable(
+        throw unreadableAfter(
             "the transparency log cannot be read: the snapshot file its tree is read from was cut"
                 + " short while the steward ran (",
             "), so it answers no proof, checkpoint or witness until a restart",
@@ -505,11 +493,24 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
   }
 
+  /** Refuses {@code UNREADABLE} once a read of the mapped snapshot faulted. */
+  private void requireReadable() throws LogException {
+    String why = unreadable;
+    if (why != null) {
+      throw new LogException(LogException.Reason.UNREADABLE, why);
+    }
+  }
+
   /**
-   * Marks the log {@link #unreadable} for {@code fault}, says so once (the callers hold the lock
-   * whose readers it refuses from now on), and returns the refusal to throw.
+   * For an {@code InternalError} out of a read of the mapped snapshot: if it is the fault of a file
+   * cut short ({@link MappedReadFault}), marks the log {@link #unreadable}, says so once (the
+   * callers hold the lock whose readers it refuses from now on) and returns the refusal to throw;
+   * any other {@code InternalError} is thrown as it is.
    */
-  private LogException markUnreadable(String what, String refused, InternalError fault) {
+  private LogException unreadableAfter(String what, String refused, InternalError fault) {
+    if (!MappedReadFault.in(fault)) {
+      throw fault;
+    }
     String cut =
         what
             + fault.getMessage()
