@@ -162,7 +162,7 @@ final class JournalSchema {
             + t.owner()
             + " ("
             + " journal text PRIMARY KEY,"
-            + " epoch bigint NOT NULL CHECK (epoch > 0),"
+            + " epoch bigint NOT NULL CHECK (epoch OPERATOR(pg_catalog.>) 0),"
             + " cluster_id bigint,"
             + " database_oid bigint)");
     s.execute(
@@ -170,7 +170,7 @@ final class JournalSchema {
             + t.record()
             + " ("
             + " journal text NOT NULL,"
-            + " seq bigint NOT NULL CHECK (seq >= 0),"
+            + " seq bigint NOT NULL CHECK (seq OPERATOR(pg_catalog.>=) 0),"
             + " line bytea NOT NULL,"
             + " PRIMARY KEY (journal, seq))");
     s.execute(
@@ -178,7 +178,7 @@ final class JournalSchema {
             + t.snapshot()
             + " ("
             + " journal text NOT NULL,"
-            + " count bigint NOT NULL CHECK (count >= 0),"
+            + " count bigint NOT NULL CHECK (count OPERATOR(pg_catalog.>=) 0),"
             + " snapshot bytea NOT NULL,"
             + " PRIMARY KEY (journal, count))");
     c.commit();
@@ -290,7 +290,8 @@ final class JournalSchema {
                 + " WHERE attrelid OPERATOR(pg_catalog.=) "
                 + t.oid("'mesh_journal_owner'")
                 + " AND NOT attisdropped"
-                + " AND attname IN ('cluster_id', 'database_oid')")) {
+                + " AND attname OPERATOR(pg_catalog.=)"
+                + " ANY ('{cluster_id,database_oid}'::pg_catalog.name[])")) {
       rs.next();
       if (rs.getInt(1) == 2) {
         return true;
@@ -354,7 +355,7 @@ final class JournalSchema {
             s.executeQuery(
                 "SELECT (SELECT system_identifier FROM pg_catalog.pg_control_system()),"
                     + " (SELECT oid FROM pg_catalog.pg_database"
-                    + " WHERE datname = pg_catalog.current_database())")) {
+                    + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())")) {
       rs.next();
       return new Home(rs.getLong(1), rs.getLong(2));
     } catch (SQLException e) {
@@ -399,7 +400,7 @@ final class JournalSchema {
         c,
         "SELECT cluster_id, database_oid FROM "
             + t.owner()
-            + " WHERE journal = ?"
+            + " WHERE journal OPERATOR(pg_catalog.=) ?"
             + " AND cluster_id IS NOT NULL AND database_oid IS NOT NULL",
         journal,
         rs -> rs.next() ? Optional.of(new Home(rs.getLong(1), rs.getLong(2))) : Optional.empty());
@@ -440,8 +441,10 @@ final class JournalSchema {
         ResultSet rs =
             s.executeQuery(
                 "SELECT n.nspname FROM pg_catalog.pg_class t"
-                    + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
-                    + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                    + " WHERE t.relname OPERATOR(pg_catalog.=) 'mesh_journal_owner'"
+                    + " AND t.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])"
                     + " AND n.nspname OPERATOR(pg_catalog.<>) "
                     + t.schemaLiteral()
                     + "::pg_catalog.name"
@@ -498,7 +501,11 @@ final class JournalSchema {
   /** Whether the owner table of {@code t}'s schema has a row for journal {@code journal}. */
   private static boolean ownerRowIn(Connection c, JournalTables t, String journal)
       throws SQLException {
-    return query(c, "SELECT 1 FROM " + t.owner() + " WHERE journal = ?", journal, ResultSet::next);
+    return query(
+        c,
+        "SELECT 1 FROM " + t.owner() + " WHERE journal OPERATOR(pg_catalog.=) ?",
+        journal,
+        ResultSet::next);
   }
 
   /** {@code name} as a quoted SQL identifier. */
@@ -569,11 +576,13 @@ final class JournalSchema {
             // A bigint key is held as two oids: its high and its low 32 bits.
             "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
-                + " ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = ?"
-                + " AND l.classid::pg_catalog.int8 = ? AND l.objid::pg_catalog.int8 = ?"
-                + " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
-                + " WHERE datname = pg_catalog.current_database())")) {
+                + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted"
+                + " AND l.objsubid OPERATOR(pg_catalog.=) ?::pg_catalog.int2"
+                + " AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database"
+                + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())")) {
       ps.setInt(1, objsubid);
       ps.setLong(2, key >>> 32);
       ps.setLong(3, key & 0xffffffffL);
@@ -644,7 +653,7 @@ final class JournalSchema {
         "INSERT INTO "
             + t.owner()
             + " AS o (journal, epoch) VALUES (?, 1)"
-            + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1"
+            + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch OPERATOR(pg_catalog.+) 1"
             + " RETURNING epoch",
         journal,
         rs -> {
@@ -665,7 +674,8 @@ final class JournalSchema {
             "INSERT INTO "
                 + t.owner()
                 + " AS o (journal, epoch, cluster_id, database_oid)"
-                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1,"
+                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET"
+                + " epoch = o.epoch OPERATOR(pg_catalog.+) 1,"
                 + " cluster_id = "
                 + keep.formatted("cluster_id")
                 + ", database_oid = "
@@ -807,7 +817,8 @@ final class JournalSchema {
         c.prepareStatement(
             "SELECT seq, line FROM "
                 + t.record()
-                + " WHERE journal = ? AND seq >= ? AND seq < ? ORDER BY seq")) {
+                + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
+                + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq")) {
       ps.setFetchSize(1000);
       ps.setString(1, journal);
       ps.setLong(2, from);
@@ -1100,7 +1111,8 @@ final class JournalSchema {
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
                     + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
                     + journalTableOids(t)
-                    + ") AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
+                    + ") AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+                    + " AND NOT l.collisdeterministic"
                     + " ORDER BY 1, 2")) {
       while (rs.next()) {
         found.add(

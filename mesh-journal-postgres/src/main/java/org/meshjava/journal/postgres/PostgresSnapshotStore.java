@@ -139,9 +139,10 @@ public final class PostgresSnapshotStore implements SnapshotStore {
             c.prepareStatement(
                 "DELETE FROM "
                     + t.snapshot()
-                    + " WHERE journal = ? AND count NOT IN (SELECT count FROM "
+                    + " WHERE journal OPERATOR(pg_catalog.=) ?"
+                    + " AND count OPERATOR(pg_catalog.<>) ALL (SELECT count FROM "
                     + t.snapshot()
-                    + " WHERE journal = ?"
+                    + " WHERE journal OPERATOR(pg_catalog.=) ?"
                     + " ORDER BY count DESC LIMIT ?)")) {
           ps.setString(1, journal);
           ps.setString(2, journal);
@@ -184,10 +185,11 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           c.prepareStatement(
               // The size first, and the bytes only where they can be sent.
               "SELECT count, pg_catalog.octet_length(snapshot),"
-                  + " CASE WHEN pg_catalog.octet_length(snapshot) <= ? THEN snapshot END"
+                  + " CASE WHEN pg_catalog.octet_length(snapshot) OPERATOR(pg_catalog.<=) ?"
+                  + " THEN snapshot END"
                   + " FROM "
                   + session.tables().snapshot()
-                  + " WHERE journal = ?"
+                  + " WHERE journal OPERATOR(pg_catalog.=) ?"
                   + " ORDER BY count DESC LIMIT 1")) {
         ps.setLong(1, maxBytes);
         ps.setString(2, journal);
@@ -263,7 +265,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         c.prepareStatement(
             "SELECT count, pg_catalog.octet_length(snapshot) FROM "
                 + t.snapshot()
-                + " WHERE journal = ?"
+                + " WHERE journal OPERATOR(pg_catalog.=) ?"
                 + " ORDER BY count DESC LIMIT 1")) {
       ps.setString(1, journal);
       try (ResultSet rs = ps.executeQuery()) {
@@ -276,9 +278,9 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
     try (PreparedStatement slice =
         c.prepareStatement(
-            "SELECT substring(snapshot FROM ? FOR ?) FROM "
+            "SELECT pg_catalog.substr(snapshot, ?, ?) FROM "
                 + t.snapshot()
-                + " WHERE journal = ? AND count = ?")) {
+                + " WHERE journal OPERATOR(pg_catalog.=) ? AND count OPERATOR(pg_catalog.=) ?")) {
       slice.setString(3, journal);
       slice.setLong(4, count);
       return Optional.of(SnapshotHeaderReader.read(size, (dst, at) -> read(slice, dst, at)));
