@@ -926,7 +926,8 @@ final class JournalSchema {
    * deletes the journal's older rows in its own transaction, after writing the new one, so a
    * trigger on that delete (one for each statement runs even where no row goes) may change the row
    * just written. Asked at every save, as the collations are: a DBA may add one while the steward
-   * runs.
+   * runs. Asked in the save's transaction once it holds the table's lock, which {@code CREATE
+   * TRIGGER} waits for, so a trigger the check did not see cannot fire in the save.
    */
   static void refuseUncheckedSnapshotWriters(Connection c, JournalTables t) throws SQLException {
     List<String> found = new ArrayList<>();

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.Snapshot;
@@ -61,13 +62,18 @@ public final class PostgresSnapshotStore implements SnapshotStore {
   private final String journal;
   private final long maxBytes;
 
-  private PostgresSnapshotStore(PostgresLocation location, String journal, long maxBytes) {
+  /** Runs in a save's transaction once its checks passed, before it writes: a test's seam. */
+  private final Runnable afterChecks;
+
+  private PostgresSnapshotStore(
+      PostgresLocation location, String journal, long maxBytes, Runnable afterChecks) {
     this.location = Objects.requireNonNull(location, "location");
     this.journal = Objects.requireNonNull(journal, "journal");
     if (journal.isBlank()) {
       throw new IllegalArgumentException("a journal name is not blank");
     }
     this.maxBytes = maxBytes;
+    this.afterChecks = Objects.requireNonNull(afterChecks, "afterChecks");
   }
 
   /**
@@ -76,12 +82,20 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    * table is created with the journal's (or on the first save).
    */
   public static PostgresSnapshotStore of(PostgresLocation location, String journal) {
-    return new PostgresSnapshotStore(location, journal, MAX_BYTES);
+    return new PostgresSnapshotStore(location, journal, MAX_BYTES, () -> {});
   }
 
   /** A store that keeps snapshots of at most {@code maxBytes}: lets a test reach the limit. */
   static PostgresSnapshotStore of(PostgresLocation location, String journal, long maxBytes) {
-    return new PostgresSnapshotStore(location, journal, maxBytes);
+    return new PostgresSnapshotStore(location, journal, maxBytes, () -> {});
+  }
+
+  /**
+   * A store whose saves run {@code afterChecks} in their transaction once the table's triggers and
+   * collations were checked, before anything is written: lets a test change the table there.
+   */
+  static PostgresSnapshotStore of(PostgresLocation location, String journal, Runnable afterChecks) {
+    return new PostgresSnapshotStore(location, journal, MAX_BYTES, afterChecks);
   }
 
   /** {@link #MAX_BYTES}, smaller only in tests. */
@@ -118,12 +132,21 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           // The save's ON CONFLICT sets this one alone.
           JournalSchema.Privilege.on("UPDATE", "snapshot"),
           JournalSchema.Privilege.on("DELETE"));
-      // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
-      // it this save would go into (and prune) the rows of a journal whose name differs in case.
-      JournalSchema.refuseNondeterministicCollations(c, t);
-      JournalSchema.refuseUncheckedSnapshotWriters(c, t);
       c.setAutoCommit(false);
       try {
+        // The table's lock first, the one the insert takes: CREATE TRIGGER and ALTER TABLE wait
+        // for it, so the checks below see what the insert and the delete run under. Checked
+        // before the transaction, a trigger made between the check and the insert was fired by a
+        // save that had not seen it (PostgresSnapshotTriggerRaceTest).
+        try (Statement s = c.createStatement()) {
+          s.execute("LOCK TABLE " + t.snapshot() + " IN ROW EXCLUSIVE MODE");
+        }
+        // A DBA may put one on while the steward runs: its journal, open, checks no more, and
+        // under it this save would go into (and prune) the rows of a journal whose name differs in
+        // case.
+        JournalSchema.refuseNondeterministicCollations(c, t);
+        JournalSchema.refuseUncheckedSnapshotWriters(c, t);
+        afterChecks.run();
         try (PreparedStatement ps =
             c.prepareStatement(
                 "INSERT INTO "
