@@ -155,6 +155,7 @@ final class JournalSchema {
    * "permission denied for schema public" at every opening and snapshot save.
    */
   private static void createTables(Connection c, Statement s, JournalTables t) throws SQLException {
+    refuseUncreatable(c, t);
     // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
     takeSchemaLock(c, s);
     s.execute(
@@ -182,6 +183,40 @@ final class JournalSchema {
             + " snapshot bytea NOT NULL,"
             + " PRIMARY KEY (journal, count))");
     c.commit();
+  }
+
+  /**
+   * Refuses, naming the grant, a role that may not create tables in {@code t}'s schema where the
+   * journal's are to be made: the server said only "permission denied for schema", naming neither
+   * the tables nor the grant, and PostgreSQL 15 no longer gives every role {@code CREATE} on {@code
+   * public}, so a new steward's role meets it at its first opening or snapshot save.
+   */
+  private static void refuseUncreatable(Connection c, JournalTables t) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.has_schema_privilege(n.oid, 'CREATE'),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text),"
+                    + " pg_catalog.quote_ident(n.nspname::pg_catalog.text)"
+                    + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) "
+                    + t.schemaLiteral()
+                    + "::pg_catalog.name")) {
+      if (rs.next() && !rs.getBoolean(1)) {
+        throw new SQLException(
+            "role "
+                + rs.getString(2)
+                + " may not create the journal's tables (mesh_journal_owner, mesh_journal_record,"
+                + " mesh_journal_snapshot), not all of which are in schema "
+                + rs.getString(3)
+                + ": it has no CREATE privilege on the schema. GRANT CREATE ON SCHEMA "
+                + rs.getString(3)
+                + " TO "
+                + rs.getString(2)
+                + ", or have a role that has it open the journal once and grant this one SELECT,"
+                + " INSERT, UPDATE and DELETE on the tables",
+            INSUFFICIENT_PRIVILEGE);
+      }
+    }
   }
 
   /**
