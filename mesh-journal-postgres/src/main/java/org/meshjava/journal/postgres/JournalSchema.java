@@ -578,13 +578,56 @@ final class JournalSchema {
 
   /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
   static boolean tryLock(Connection c, long key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_try_advisory_lock(?)")) {
+    return tryLockAt(c, key) >= 0;
+  }
+
+  /**
+   * Tries the session-level advisory lock {@code key} and answers the pid of the server process
+   * that now holds it (the one that answered), or -1 where another session holds it. In one
+   * statement, so that the pid is the lock's however the connection is pooled.
+   */
+  static long tryLockAt(Connection c, long key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.pg_try_advisory_lock(?), pg_catalog.pg_backend_pid()")) {
       ps.setLong(1, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getBoolean(1);
+        return rs.getBoolean(1) ? rs.getLong(2) : -1L;
       }
     }
+  }
+
+  /** The pid of the server process answering on {@code c}. */
+  static long backendPid(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_backend_pid()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * A journal's current epoch (0 if it has none) and the pid of the server process that read it.
+   */
+  record EpochAt(long epoch, long backend) {}
+
+  /**
+   * {@link #epoch}, and in the same statement the pid of the server process answering it: the
+   * heartbeat's check that the epoch is still its journal's and that the session holding the lock
+   * is the one it speaks to.
+   */
+  static EpochAt epochAt(Connection c, JournalTables t, String journal) throws SQLException {
+    return query(
+        c,
+        "SELECT (SELECT epoch FROM "
+            + t.owner()
+            + " WHERE journal OPERATOR(pg_catalog.=) ?), pg_catalog.pg_backend_pid()",
+        journal,
+        rs -> {
+          rs.next();
+          return new EpochAt(rs.getLong(1), rs.getLong(2));
+        });
   }
 
   /** The session holding a journal's lock: its backend's pid, and the session in words. */
