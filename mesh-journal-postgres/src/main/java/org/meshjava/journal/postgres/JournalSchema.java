@@ -186,6 +186,51 @@ final class JournalSchema {
   }
 
   /**
+   * Refuses a session whose transactions are read-only, before anything is made or raised: a
+   * standby (in recovery) takes no writes, and {@code default_transaction_read_only} set on the
+   * database or the role (the usual way to freeze a database for a migration) makes every
+   * transaction read-only. The journal makes its tables, raises its epoch and writes its records,
+   * and the server refused the first of those only as "cannot execute INSERT in a read-only
+   * transaction", naming neither. The setting is the DBA's, so it is named, not lifted.
+   */
+  static void refuseReadOnly(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.pg_is_in_recovery(),"
+                    + " pg_catalog.current_setting('transaction_read_only'),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_database()::pg_catalog.text)")) {
+      rs.next();
+      if (rs.getBoolean(1)) {
+        throw new SQLException(
+            "the server is a standby (in recovery), which takes no writes, and the journal writes"
+                + " its records and its epoch: point the URL at the primary (a URL naming several"
+                + " hosts takes targetServerType=primary)",
+            READ_ONLY_SQL_TRANSACTION);
+      }
+      if ("on".equals(rs.getString(2))) {
+        throw new SQLException(
+            "every transaction of the session is a read-only transaction"
+                + " (default_transaction_read_only is on, set for database "
+                + rs.getString(4)
+                + " or role "
+                + rs.getString(3)
+                + ", or by the URL's options), and the journal writes its records and its epoch;"
+                + " if the database is not frozen on purpose, ALTER ROLE "
+                + rs.getString(3)
+                + " SET default_transaction_read_only = off (or ALTER DATABASE "
+                + rs.getString(4)
+                + " RESET default_transaction_read_only)",
+            READ_ONLY_SQL_TRANSACTION);
+      }
+    }
+  }
+
+  /** SQLSTATE {@code read_only_sql_transaction}. */
+  private static final String READ_ONLY_SQL_TRANSACTION = "25006";
+
+  /**
    * Refuses, naming the grant, a role that may not create tables in {@code t}'s schema where the
    * journal's are to be made: the server said only "permission denied for schema", naming neither
    * the tables nor the grant, and PostgreSQL 15 no longer gives every role {@code CREATE} on {@code

@@ -232,6 +232,7 @@ public final class PostgresJournal implements Journal {
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
       JournalSchema.checkHome(c, t, name, location);
+      JournalSchema.refuseReadOnly(c);
       boolean homed = JournalSchema.create(c, t);
       JournalSchema.refuseUncheckedWriters(c, t);
       JournalSchema.refuseNondeterministicCollations(c, t);

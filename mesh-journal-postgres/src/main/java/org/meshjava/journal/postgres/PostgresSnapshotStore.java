@@ -121,6 +121,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     try (PostgresLocation.Session session = location.session()) {
       Connection c = session.connection();
       JournalTables t = session.tables();
+      JournalSchema.refuseReadOnly(c);
       JournalSchema.create(c, t); // the journal's tables, this one among them
       JournalSchema.refuseMissingPrivileges(
           c,
