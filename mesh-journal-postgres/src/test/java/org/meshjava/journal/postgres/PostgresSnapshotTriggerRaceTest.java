@@ -25,9 +25,8 @@ class PostgresSnapshotTriggerRaceTest {
   @Test
   void aTriggerMadeWhileASaveIsUnderWay_neverFiresInThatSave_andRefusesTheNext() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
-    String db = server.newDatabase();
+    String db = PostgresSnapshotStoreTest.databaseWithASnapshot(server);
     PostgresLocation location = PostgresLocation.parse(server.url(db));
-    PostgresSnapshotStore.of(location, "did:key:a").save(PostgresSnapshotStoreTest.at(1));
     try (Connection c = server.connect(db);
         Statement s = c.createStatement()) {
       s.execute(

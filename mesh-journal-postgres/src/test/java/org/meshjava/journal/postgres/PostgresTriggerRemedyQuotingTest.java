@@ -21,9 +21,8 @@ class PostgresTriggerRemedyQuotingTest {
   @Test
   void eachRemedy_runAsGiven_disablesTheTriggerItNames() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
-    String db = server.newDatabase();
+    String db = PostgresSnapshotStoreTest.databaseWithASnapshot(server);
     PostgresLocation location = PostgresLocation.parse(server.url(db));
-    PostgresSnapshotStore.of(location, "did:key:a").save(PostgresSnapshotStoreTest.at(1));
     List<String> names =
         List.of(
             "a\"b",
