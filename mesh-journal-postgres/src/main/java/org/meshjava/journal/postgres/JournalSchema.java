@@ -155,6 +155,7 @@ final class JournalSchema {
    * "permission denied for schema public" at every opening and snapshot save.
    */
   private static void createTables(Connection c, Statement s, JournalTables t) throws SQLException {
+    refuseUncreatable(c, t);
     // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
     takeSchemaLock(c, s);
     s.execute(
@@ -162,7 +163,7 @@ final class JournalSchema {
             + t.owner()
             + " ("
             + " journal text PRIMARY KEY,"
-            + " epoch bigint NOT NULL CHECK (epoch > 0),"
+            + " epoch bigint NOT NULL CHECK (epoch OPERATOR(pg_catalog.>) 0),"
             + " cluster_id bigint,"
             + " database_oid bigint)");
     s.execute(
@@ -170,7 +171,7 @@ final class JournalSchema {
             + t.record()
             + " ("
             + " journal text NOT NULL,"
-            + " seq bigint NOT NULL CHECK (seq >= 0),"
+            + " seq bigint NOT NULL CHECK (seq OPERATOR(pg_catalog.>=) 0),"
             + " line bytea NOT NULL,"
             + " PRIMARY KEY (journal, seq))");
     s.execute(
@@ -178,10 +179,89 @@ final class JournalSchema {
             + t.snapshot()
             + " ("
             + " journal text NOT NULL,"
-            + " count bigint NOT NULL CHECK (count >= 0),"
+            + " count bigint NOT NULL CHECK (count OPERATOR(pg_catalog.>=) 0),"
             + " snapshot bytea NOT NULL,"
             + " PRIMARY KEY (journal, count))");
     c.commit();
+  }
+
+  /**
+   * Refuses a session whose transactions are read-only, before anything is made or raised: a
+   * standby (in recovery) takes no writes, and {@code default_transaction_read_only} set on the
+   * database or the role (the usual way to freeze a database for a migration) makes every
+   * transaction read-only. The journal makes its tables, raises its epoch and writes its records,
+   * and the server refused the first of those only as "cannot execute INSERT in a read-only
+   * transaction", naming neither. The setting is the DBA's, so it is named, not lifted.
+   */
+  static void refuseReadOnly(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.pg_is_in_recovery(),"
+                    + " pg_catalog.current_setting('transaction_read_only'),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_database()::pg_catalog.text)")) {
+      rs.next();
+      if (rs.getBoolean(1)) {
+        throw new SQLException(
+            "the server is a standby (in recovery), which takes no writes, and the journal writes"
+                + " its records and its epoch: point the URL at the primary (a URL naming several"
+                + " hosts takes targetServerType=primary)",
+            READ_ONLY_SQL_TRANSACTION);
+      }
+      if ("on".equals(rs.getString(2))) {
+        throw new SQLException(
+            "every transaction of the session is a read-only transaction"
+                + " (default_transaction_read_only is on, set for database "
+                + rs.getString(4)
+                + " or role "
+                + rs.getString(3)
+                + ", or by the URL's options), and the journal writes its records and its epoch;"
+                + " if the database is not frozen on purpose, ALTER ROLE "
+                + rs.getString(3)
+                + " SET default_transaction_read_only = off (or ALTER DATABASE "
+                + rs.getString(4)
+                + " RESET default_transaction_read_only)",
+            READ_ONLY_SQL_TRANSACTION);
+      }
+    }
+  }
+
+  /** SQLSTATE {@code read_only_sql_transaction}. */
+  private static final String READ_ONLY_SQL_TRANSACTION = "25006";
+
+  /**
+   * Refuses, naming the grant, a role that may not create tables in {@code t}'s schema where the
+   * journal's are to be made: the server said only "permission denied for schema", naming neither
+   * the tables nor the grant, and PostgreSQL 15 no longer gives every role {@code CREATE} on {@code
+   * public}, so a new steward's role meets it at its first opening or snapshot save.
+   */
+  private static void refuseUncreatable(Connection c, JournalTables t) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.has_schema_privilege(n.oid, 'CREATE'),"
+                    + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text),"
+                    + " pg_catalog.quote_ident(n.nspname::pg_catalog.text)"
+                    + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) "
+                    + t.schemaLiteral()
+                    + "::pg_catalog.name")) {
+      if (rs.next() && !rs.getBoolean(1)) {
+        throw new SQLException(
+            "role "
+                + rs.getString(2)
+                + " may not create the journal's tables (mesh_journal_owner, mesh_journal_record,"
+                + " mesh_journal_snapshot), not all of which are in schema "
+                + rs.getString(3)
+                + ": it has no CREATE privilege on the schema. GRANT CREATE ON SCHEMA "
+                + rs.getString(3)
+                + " TO "
+                + rs.getString(2)
+                + ", or have a role that has it open the journal once and grant this one SELECT,"
+                + " INSERT, UPDATE and DELETE on the tables",
+            INSUFFICIENT_PRIVILEGE);
+      }
+    }
   }
 
   /**
@@ -290,7 +370,8 @@ final class JournalSchema {
                 + " WHERE attrelid OPERATOR(pg_catalog.=) "
                 + t.oid("'mesh_journal_owner'")
                 + " AND NOT attisdropped"
-                + " AND attname IN ('cluster_id', 'database_oid')")) {
+                + " AND attname OPERATOR(pg_catalog.=)"
+                + " ANY ('{cluster_id,database_oid}'::pg_catalog.name[])")) {
       rs.next();
       if (rs.getInt(1) == 2) {
         return true;
@@ -354,7 +435,7 @@ final class JournalSchema {
             s.executeQuery(
                 "SELECT (SELECT system_identifier FROM pg_catalog.pg_control_system()),"
                     + " (SELECT oid FROM pg_catalog.pg_database"
-                    + " WHERE datname = pg_catalog.current_database())")) {
+                    + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())")) {
       rs.next();
       return new Home(rs.getLong(1), rs.getLong(2));
     } catch (SQLException e) {
@@ -399,7 +480,7 @@ final class JournalSchema {
         c,
         "SELECT cluster_id, database_oid FROM "
             + t.owner()
-            + " WHERE journal = ?"
+            + " WHERE journal OPERATOR(pg_catalog.=) ?"
             + " AND cluster_id IS NOT NULL AND database_oid IS NOT NULL",
         journal,
         rs -> rs.next() ? Optional.of(new Home(rs.getLong(1), rs.getLong(2))) : Optional.empty());
@@ -440,8 +521,10 @@ final class JournalSchema {
         ResultSet rs =
             s.executeQuery(
                 "SELECT n.nspname FROM pg_catalog.pg_class t"
-                    + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
-                    + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                    + " WHERE t.relname OPERATOR(pg_catalog.=) 'mesh_journal_owner'"
+                    + " AND t.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])"
                     + " AND n.nspname OPERATOR(pg_catalog.<>) "
                     + t.schemaLiteral()
                     + "::pg_catalog.name"
@@ -498,7 +581,11 @@ final class JournalSchema {
   /** Whether the owner table of {@code t}'s schema has a row for journal {@code journal}. */
   private static boolean ownerRowIn(Connection c, JournalTables t, String journal)
       throws SQLException {
-    return query(c, "SELECT 1 FROM " + t.owner() + " WHERE journal = ?", journal, ResultSet::next);
+    return query(
+        c,
+        "SELECT 1 FROM " + t.owner() + " WHERE journal OPERATOR(pg_catalog.=) ?",
+        journal,
+        ResultSet::next);
   }
 
   /** {@code name} as a quoted SQL identifier. */
@@ -536,13 +623,56 @@ final class JournalSchema {
 
   /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
   static boolean tryLock(Connection c, long key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_try_advisory_lock(?)")) {
+    return tryLockAt(c, key) >= 0;
+  }
+
+  /**
+   * Tries the session-level advisory lock {@code key} and answers the pid of the server process
+   * that now holds it (the one that answered), or -1 where another session holds it. In one
+   * statement, so that the pid is the lock's however the connection is pooled.
+   */
+  static long tryLockAt(Connection c, long key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.pg_try_advisory_lock(?), pg_catalog.pg_backend_pid()")) {
       ps.setLong(1, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getBoolean(1);
+        return rs.getBoolean(1) ? rs.getLong(2) : -1L;
       }
     }
+  }
+
+  /** The pid of the server process answering on {@code c}. */
+  static long backendPid(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_backend_pid()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * A journal's current epoch (0 if it has none) and the pid of the server process that read it.
+   */
+  record EpochAt(long epoch, long backend) {}
+
+  /**
+   * {@link #epoch}, and in the same statement the pid of the server process answering it: the
+   * heartbeat's check that the epoch is still its journal's and that the session holding the lock
+   * is the one it speaks to.
+   */
+  static EpochAt epochAt(Connection c, JournalTables t, String journal) throws SQLException {
+    return query(
+        c,
+        "SELECT (SELECT epoch FROM "
+            + t.owner()
+            + " WHERE journal OPERATOR(pg_catalog.=) ?), pg_catalog.pg_backend_pid()",
+        journal,
+        rs -> {
+          rs.next();
+          return new EpochAt(rs.getLong(1), rs.getLong(2));
+        });
   }
 
   /** The session holding a journal's lock: its backend's pid, and the session in words. */
@@ -569,11 +699,13 @@ final class JournalSchema {
             // A bigint key is held as two oids: its high and its low 32 bits.
             "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
-                + " ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = ?"
-                + " AND l.classid::pg_catalog.int8 = ? AND l.objid::pg_catalog.int8 = ?"
-                + " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
-                + " WHERE datname = pg_catalog.current_database())")) {
+                + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted"
+                + " AND l.objsubid OPERATOR(pg_catalog.=) ?::pg_catalog.int2"
+                + " AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database"
+                + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())")) {
       ps.setInt(1, objsubid);
       ps.setLong(2, key >>> 32);
       ps.setLong(3, key & 0xffffffffL);
@@ -644,7 +776,7 @@ final class JournalSchema {
         "INSERT INTO "
             + t.owner()
             + " AS o (journal, epoch) VALUES (?, 1)"
-            + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1"
+            + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch OPERATOR(pg_catalog.+) 1"
             + " RETURNING epoch",
         journal,
         rs -> {
@@ -665,7 +797,8 @@ final class JournalSchema {
             "INSERT INTO "
                 + t.owner()
                 + " AS o (journal, epoch, cluster_id, database_oid)"
-                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1,"
+                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET"
+                + " epoch = o.epoch OPERATOR(pg_catalog.+) 1,"
                 + " cluster_id = "
                 + keep.formatted("cluster_id")
                 + ", database_oid = "
@@ -807,7 +940,8 @@ final class JournalSchema {
         c.prepareStatement(
             "SELECT seq, line FROM "
                 + t.record()
-                + " WHERE journal = ? AND seq >= ? AND seq < ? ORDER BY seq")) {
+                + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
+                + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq")) {
       ps.setFetchSize(1000);
       ps.setString(1, journal);
       ps.setLong(2, from);
@@ -915,7 +1049,8 @@ final class JournalSchema {
    * deletes the journal's older rows in its own transaction, after writing the new one, so a
    * trigger on that delete (one for each statement runs even where no row goes) may change the row
    * just written. Asked at every save, as the collations are: a DBA may add one while the steward
-   * runs.
+   * runs. Asked in the save's transaction once it holds the table's lock, which {@code CREATE
+   * TRIGGER} waits for, so a trigger the check did not see cannot fire in the save.
    */
   static void refuseUncheckedSnapshotWriters(Connection c, JournalTables t) throws SQLException {
     List<String> found = new ArrayList<>();
@@ -1100,7 +1235,8 @@ final class JournalSchema {
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
                     + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
                     + journalTableOids(t)
-                    + ") AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
+                    + ") AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+                    + " AND NOT l.collisdeterministic"
                     + " ORDER BY 1, 2")) {
       while (rs.next()) {
         found.add(

@@ -89,6 +89,12 @@ public final class PostgresJournal implements Journal {
   /** The key of the journal's advisory lock, held by {@link #connection} (see JournalSchema). */
   private final long lockKey;
 
+  /**
+   * The pid of the server process that took the journal's lock: every heartbeat checks that it is
+   * the one answering (see {@link #pooled}).
+   */
+  private final long backend;
+
   private final ScheduledExecutorService heartbeat;
   private final ScheduledFuture<?> beating;
 
@@ -104,14 +110,15 @@ public final class PostgresJournal implements Journal {
       PostgresLocation location,
       String name,
       PostgresLocation.Session session,
-      long lockKey,
+      Held held,
       long epoch,
       JournalChain chain) {
     this.location = location;
     this.name = name;
     this.connection = session.connection();
     this.tables = session.tables();
-    this.lockKey = lockKey;
+    this.lockKey = held.key();
+    this.backend = held.backend();
     this.epoch = epoch;
     this.durable = chain.recoveredEnd();
     this.commits =
@@ -225,10 +232,15 @@ public final class PostgresJournal implements Journal {
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
       JournalSchema.checkHome(c, t, name, location);
+      JournalSchema.refuseReadOnly(c);
       boolean homed = JournalSchema.create(c, t);
       JournalSchema.refuseUncheckedWriters(c, t);
       JournalSchema.refuseNondeterministicCollations(c, t);
-      long lockKey = lock(c, t, name, location);
+      Held held = lock(c, t, name, location);
+      // At once, before anything is raised: under a pooling proxy that hands each transaction to
+      // whichever server connection is free, the lock stays with a connection the steward no
+      // longer speaks on.
+      checkOneSession(c, held, name, location);
       // Before anything is raised (and after the lock, so that a steward running is named
       // LOCKED as ever): a role that opens but may not write had every steward start
       // and then fail its journal at the first record, in the server's words alone.
@@ -277,13 +289,15 @@ public final class PostgresJournal implements Journal {
             afterEachRecord.run();
           });
       JournalChain chain = JournalChain.resume(checked);
+      // Again after the read's transaction: a proxy may have kept the session until then.
+      checkOneSession(c, held, name, location);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
           name,
           location,
           chain.recoveredEnd().count(),
           epoch);
-      return new PostgresJournal(location, name, session, lockKey, epoch, chain);
+      return new PostgresJournal(location, name, session, held, epoch, chain);
     } catch (SQLException e) {
       LockHolder.closeQuietly(c);
       throw new JournalException(
@@ -607,14 +621,21 @@ public final class PostgresJournal implements Journal {
     }
   }
 
-  /** Takes the journal's advisory lock on {@code c} and answers its key. */
-  private static long lock(Connection c, JournalTables t, String name, PostgresLocation location)
+  /**
+   * The journal's advisory lock as taken: its key, and the pid of the server process whose session
+   * holds it.
+   */
+  private record Held(long key, long backend) {}
+
+  /** Takes the journal's advisory lock on {@code c}. */
+  private static Held lock(Connection c, JournalTables t, String name, PostgresLocation location)
       throws SQLException, JournalException {
     long key = JournalSchema.lockKey(t, name);
     long deadline = System.nanoTime() + location.lockWait().toNanos();
     while (true) {
-      if (JournalSchema.tryLock(c, key)) {
-        return key;
+      long backend = JournalSchema.tryLockAt(c, key);
+      if (backend >= 0) {
+        return new Held(key, backend);
       }
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
@@ -630,6 +651,52 @@ public final class PostgresJournal implements Journal {
             JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
       }
     }
+  }
+
+  /**
+   * Refuses, {@code UNLOCKABLE}, a connection on which another server process answers than the one
+   * that took the journal's lock ({@code held}): see {@link #pooled}.
+   */
+  private static void checkOneSession(
+      Connection c, Held held, String name, PostgresLocation location)
+      throws SQLException, JournalException {
+    long answering = JournalSchema.backendPid(c);
+    if (answering != held.backend()) {
+      throw new JournalException(
+          JournalException.Reason.UNLOCKABLE,
+          "cannot open journal "
+              + name
+              + " at "
+              + location
+              + ": "
+              + pooled(held.backend(), answering),
+          null);
+    }
+  }
+
+  /**
+   * Why a connection whose statements server process {@code answering} answered, where process
+   * {@code holder} took the journal's lock, cannot hold the journal. A pooling proxy in transaction
+   * or statement mode (PgBouncer's {@code pool_mode=transaction}) hands each transaction to
+   * whichever of its server connections is free: the lock, the idle limit that releases it and the
+   * pinned path stay with one of them, so a stopped steward's lock outlives it and a running one
+   * speaks on sessions that hold nothing. Seen only where two statements land on two processes; a
+   * proxy that happens to answer on one looks like a direct connection.
+   */
+  private static String pooled(long holder, long answering) {
+    return "the journal's lock was taken by server process "
+        + holder
+        + " and a later statement on the same connection was answered by process "
+        + answering
+        + ", so something between the steward and the database hands its statements to other"
+        + " sessions: a pooling proxy in transaction or statement mode (PgBouncer's"
+        + " pool_mode=transaction). The journal's lock and lease are its session's (SPEC.md 60.7,"
+        + " \"Lease\"): connect directly, or through a pool in session mode. The lock may still"
+        + " be held by process "
+        + holder
+        + " (the proxy's server connection); end it with SELECT pg_terminate_backend("
+        + holder
+        + ") if no steward runs";
   }
 
   /**
@@ -1069,8 +1136,19 @@ public final class PostgresJournal implements Journal {
     }
     synchronized (connectionLock) {
       try {
-        long current = JournalSchema.epoch(connection, tables, name);
-        if (current == 0) {
+        JournalSchema.EpochAt read = JournalSchema.epochAt(connection, tables, name);
+        long current = read.epoch();
+        if (read.backend() != backend) {
+          fail(
+              new JournalException(
+                  JournalException.Reason.FAILED,
+                  "journal "
+                      + describe()
+                      + " cannot tell that it still holds its lock: "
+                      + pooled(backend, read.backend())
+                      + "; nothing more is written",
+                  null));
+        } else if (current == 0) {
           fail(ownerRowGone(-1));
         } else if (current != epoch) {
           fail(

@@ -375,7 +375,25 @@ public final class PostgresLocation {
                       + " in the URL",
               INVALID_SCHEMA_NAME);
         }
-        return rs.getString(4);
+        String pinned = rs.getString(4);
+        if (pinned.startsWith("pg_")) {
+          // Names beginning pg_ are the system's (no role may make one): pg_catalog, pg_toast. The
+          // server refuses a table there only at creation, in words naming neither the path nor
+          // the URL's schema= that put it first.
+          throw new SQLException(
+              "schema "
+                  + pinned
+                  + (schema != null
+                      ? " (schema= in the URL)"
+                      : " (the first schema of the session's search_path, as a role's or the"
+                          + " database's setting, or the URL's options, set it)")
+                  + " of database "
+                  + database
+                  + " is the system's, where the journal's tables cannot be kept: name another"
+                  + " with schema= in the URL, or put the journal's schema first in the path",
+              INVALID_SCHEMA_NAME);
+        }
+        return pinned;
       }
     }
   }

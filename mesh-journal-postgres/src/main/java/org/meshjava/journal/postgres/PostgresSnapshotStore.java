@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.Snapshot;
@@ -61,13 +62,18 @@ public final class PostgresSnapshotStore implements SnapshotStore {
   private final String journal;
   private final long maxBytes;
 
-  private PostgresSnapshotStore(PostgresLocation location, String journal, long maxBytes) {
+  /** Runs in a save's transaction once its checks passed, before it writes: a test's seam. */
+  private final Runnable afterChecks;
+
+  private PostgresSnapshotStore(
+      PostgresLocation location, String journal, long maxBytes, Runnable afterChecks) {
     this.location = Objects.requireNonNull(location, "location");
     this.journal = Objects.requireNonNull(journal, "journal");
     if (journal.isBlank()) {
       throw new IllegalArgumentException("a journal name is not blank");
     }
     this.maxBytes = maxBytes;
+    this.afterChecks = Objects.requireNonNull(afterChecks, "afterChecks");
   }
 
   /**
@@ -76,12 +82,20 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    * table is created with the journal's (or on the first save).
    */
   public static PostgresSnapshotStore of(PostgresLocation location, String journal) {
-    return new PostgresSnapshotStore(location, journal, MAX_BYTES);
+    return new PostgresSnapshotStore(location, journal, MAX_BYTES, () -> {});
   }
 
   /** A store that keeps snapshots of at most {@code maxBytes}: lets a test reach the limit. */
   static PostgresSnapshotStore of(PostgresLocation location, String journal, long maxBytes) {
-    return new PostgresSnapshotStore(location, journal, maxBytes);
+    return new PostgresSnapshotStore(location, journal, maxBytes, () -> {});
+  }
+
+  /**
+   * A store whose saves run {@code afterChecks} in their transaction once the table's triggers and
+   * collations were checked, before anything is written: lets a test change the table there.
+   */
+  static PostgresSnapshotStore of(PostgresLocation location, String journal, Runnable afterChecks) {
+    return new PostgresSnapshotStore(location, journal, MAX_BYTES, afterChecks);
   }
 
   /** {@link #MAX_BYTES}, smaller only in tests. */
@@ -107,6 +121,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     try (PostgresLocation.Session session = location.session()) {
       Connection c = session.connection();
       JournalTables t = session.tables();
+      JournalSchema.refuseReadOnly(c);
       JournalSchema.create(c, t); // the journal's tables, this one among them
       JournalSchema.refuseMissingPrivileges(
           c,
@@ -118,12 +133,21 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           // The save's ON CONFLICT sets this one alone.
           JournalSchema.Privilege.on("UPDATE", "snapshot"),
           JournalSchema.Privilege.on("DELETE"));
-      // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
-      // it this save would go into (and prune) the rows of a journal whose name differs in case.
-      JournalSchema.refuseNondeterministicCollations(c, t);
-      JournalSchema.refuseUncheckedSnapshotWriters(c, t);
       c.setAutoCommit(false);
       try {
+        // The table's lock first, the one the insert takes: CREATE TRIGGER and ALTER TABLE wait
+        // for it, so the checks below see what the insert and the delete run under. Checked
+        // before the transaction, a trigger made between the check and the insert was fired by a
+        // save that had not seen it (PostgresSnapshotTriggerRaceTest).
+        try (Statement s = c.createStatement()) {
+          s.execute("LOCK TABLE " + t.snapshot() + " IN ROW EXCLUSIVE MODE");
+        }
+        // A DBA may put one on while the steward runs: its journal, open, checks no more, and
+        // under it this save would go into (and prune) the rows of a journal whose name differs in
+        // case.
+        JournalSchema.refuseNondeterministicCollations(c, t);
+        JournalSchema.refuseUncheckedSnapshotWriters(c, t);
+        afterChecks.run();
         try (PreparedStatement ps =
             c.prepareStatement(
                 "INSERT INTO "
@@ -139,9 +163,10 @@ public final class PostgresSnapshotStore implements SnapshotStore {
             c.prepareStatement(
                 "DELETE FROM "
                     + t.snapshot()
-                    + " WHERE journal = ? AND count NOT IN (SELECT count FROM "
+                    + " WHERE journal OPERATOR(pg_catalog.=) ?"
+                    + " AND count OPERATOR(pg_catalog.<>) ALL (SELECT count FROM "
                     + t.snapshot()
-                    + " WHERE journal = ?"
+                    + " WHERE journal OPERATOR(pg_catalog.=) ?"
                     + " ORDER BY count DESC LIMIT ?)")) {
           ps.setString(1, journal);
           ps.setString(2, journal);
@@ -184,10 +209,11 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           c.prepareStatement(
               // The size first, and the bytes only where they can be sent.
               "SELECT count, pg_catalog.octet_length(snapshot),"
-                  + " CASE WHEN pg_catalog.octet_length(snapshot) <= ? THEN snapshot END"
+                  + " CASE WHEN pg_catalog.octet_length(snapshot) OPERATOR(pg_catalog.<=) ?"
+                  + " THEN snapshot END"
                   + " FROM "
                   + session.tables().snapshot()
-                  + " WHERE journal = ?"
+                  + " WHERE journal OPERATOR(pg_catalog.=) ?"
                   + " ORDER BY count DESC LIMIT 1")) {
         ps.setLong(1, maxBytes);
         ps.setString(2, journal);
@@ -263,7 +289,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         c.prepareStatement(
             "SELECT count, pg_catalog.octet_length(snapshot) FROM "
                 + t.snapshot()
-                + " WHERE journal = ?"
+                + " WHERE journal OPERATOR(pg_catalog.=) ?"
                 + " ORDER BY count DESC LIMIT 1")) {
       ps.setString(1, journal);
       try (ResultSet rs = ps.executeQuery()) {
@@ -276,9 +302,9 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
     try (PreparedStatement slice =
         c.prepareStatement(
-            "SELECT substring(snapshot FROM ? FOR ?) FROM "
+            "SELECT pg_catalog.substr(snapshot, ?, ?) FROM "
                 + t.snapshot()
-                + " WHERE journal = ? AND count = ?")) {
+                + " WHERE journal OPERATOR(pg_catalog.=) ? AND count OPERATOR(pg_catalog.=) ?")) {
       slice.setString(3, journal);
       slice.setLong(4, count);
       return Optional.of(SnapshotHeaderReader.read(size, (dst, at) -> read(slice, dst, at)));

@@ -55,6 +55,13 @@ class PostgresSnapshotStoreTest {
             s.revocationsReplayed()));
   }
 
+  /** A new database whose snapshot table holds journal {@code did:key:a}'s snapshot at 1. */
+  static String databaseWithASnapshot(PostgresTestServer server) throws SnapshotException {
+    String db = server.newDatabase();
+    PostgresSnapshotStore.of(PostgresLocation.parse(server.url(db)), "did:key:a").save(at(1));
+    return db;
+  }
+
   private static List<Long> counts(PostgresTestServer server, String db, String journal)
       throws Exception {
     List<Long> out = new ArrayList<>();

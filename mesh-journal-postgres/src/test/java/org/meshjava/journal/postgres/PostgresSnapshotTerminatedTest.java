@@ -29,7 +29,8 @@ class PostgresSnapshotTerminatedTest {
     store.save(PostgresSnapshotStoreTest.at(1));
     try (Connection blocker = server.connect(db);
         Statement s = blocker.createStatement()) {
-      // The save's insert waits for this lock, in its transaction, until its session is ended.
+      // The save waits for this lock, in its transaction (its first statement there takes the
+      // table's lock the insert needs), until its session is ended.
       blocker.setAutoCommit(false);
       s.execute("LOCK TABLE mesh_journal_snapshot IN ACCESS EXCLUSIVE MODE");
       CompletableFuture<Void> saving =
@@ -41,7 +42,7 @@ class PostgresSnapshotTerminatedTest {
                   throw new java.util.concurrent.CompletionException(e);
                 }
               });
-      long pid = waitingForLock(server, db, "INSERT INTO \"public\".mesh_journal_snapshot");
+      long pid = waitingForLock(server, db, "LOCK TABLE \"public\".mesh_journal_snapshot");
       try (Connection admin = server.connect(db);
           Statement a = admin.createStatement()) {
         a.execute("SELECT pg_terminate_backend(" + pid + ")");
