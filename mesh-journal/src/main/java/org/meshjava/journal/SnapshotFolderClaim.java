@@ -154,16 +154,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
         return h;
       }
     }
-    throw new SnapshotException(
-        SnapshotException.Reason.IO,
-        "cannot lock snapshot folder "
-            + dir
-            + ": its lock file "
-            + lockFile
-            + " was removed each of "
-            + ATTEMPTS
-            + " times it was locked",
-        null);
+    throw lockFileRefusal(
+        dir, lockFile, "was removed each of " + ATTEMPTS + " times it was locked");
   }
 
   /** One attempt; null if the file locked was removed or replaced meanwhile. */
@@ -238,16 +230,20 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       // None: removed since it was made; the identity read next fails and the lock is tried again.
       return;
     }
-    throw new SnapshotException(
-        SnapshotException.Reason.IO,
-        "cannot lock snapshot folder "
-            + dir
-            + ": its lock file "
-            + lockFile
-            + " is "
+    throw lockFileRefusal(
+        dir,
+        lockFile,
+        "is "
             + FileKind.describe(lockFile)
             + ", and a lock file must be a regular file, for it is opened read-write to be"
-            + " locked; it is left as it is. Remove it, and the next claim makes a file there",
+            + " locked; it is left as it is. Remove it, and the next claim makes a file there");
+  }
+
+  /** An {@code IO} refusal of {@code dir} for what is wrong with its lock file. */
+  private static SnapshotException lockFileRefusal(Path dir, Path lockFile, String what) {
+    return new SnapshotException(
+        SnapshotException.Reason.IO,
+        "cannot lock snapshot folder " + dir + ": its lock file " + lockFile + " " + what,
         null);
   }
 
