@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.FailureWords;
+import org.meshjava.journal.internal.FileKind;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.LockHolder;
 import org.meshjava.journal.internal.OwnerOnly;
@@ -153,16 +154,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
         return h;
       }
     }
-    throw new SnapshotException(
-        SnapshotException.Reason.IO,
-        "cannot lock snapshot folder "
-            + dir
-            + ": its lock file "
-            + lockFile
-            + " was removed each of "
-            + ATTEMPTS
-            + " times it was locked",
-        null);
+    throw lockFileRefusal(
+        dir, lockFile, "was removed each of " + ATTEMPTS + " times it was locked");
   }
 
   /** One attempt; null if the file locked was removed or replaced meanwhile. */
@@ -178,6 +171,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       } catch (FileAlreadyExistsException exists) {
         // Left by a steward that was killed, or held by one running: the lock says which.
       }
+      requireRegular(dir, lockFile);
       identity = HeldJournals.identity(lockFile);
     } catch (NoSuchFileException e) {
       return null; // removed between its creation and the stat: try again
@@ -189,7 +183,14 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     }
     FileChannel ch = null;
     try {
-      ch = FileChannel.open(lockFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      // Not through a link put there since it was checked: the identity check below would refuse
+      // its target only after opening it read-write.
+      ch =
+          FileChannel.open(
+              lockFile,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE,
+              java.nio.file.LinkOption.NOFOLLOW_LINKS);
       FileLock lock = ch.tryLock();
       if (lock == null) {
         throw inUse(dir, "another steward process");
@@ -213,6 +214,37 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
       throw cannot(dir, e);
     }
+  }
+
+  /**
+   * Refuses a lock file that is not a regular file: it is opened read-write to be locked, and a
+   * named pipe put there (which Linux opens read-write at once, and locks) or a device would be
+   * opened as one, a link's target, somewhere else, written to. Whatever it is stays as it is.
+   *
+   * @throws SnapshotException {@code IO}, naming what is there
+   */
+  private static void requireRegular(Path dir, Path lockFile)
+      throws SnapshotException, IOException {
+    FileKind kind = FileKind.of(lockFile);
+    if (kind == FileKind.FILE || kind == FileKind.NONE) {
+      // None: removed since it was made; the identity read next fails and the lock is tried again.
+      return;
+    }
+    throw lockFileRefusal(
+        dir,
+        lockFile,
+        "is "
+            + FileKind.describe(lockFile)
+            + ", and a lock file must be a regular file, for it is opened read-write to be"
+            + " locked; it is left as it is. Remove it, and the next claim makes a file there");
+  }
+
+  /** An {@code IO} refusal of {@code dir} for what is wrong with its lock file. */
+  private static SnapshotException lockFileRefusal(Path dir, Path lockFile, String what) {
+    return new SnapshotException(
+        SnapshotException.Reason.IO,
+        "cannot lock snapshot folder " + dir + ": its lock file " + lockFile + " " + what,
+        null);
   }
 
   /**

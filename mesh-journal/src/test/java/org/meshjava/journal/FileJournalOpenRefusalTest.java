@@ -28,7 +28,50 @@ class FileJournalOpenRefusalTest {
   void aFileWhereTheJournalsFolderGoes_isNamedAsInTheWay() throws Exception {
     Path notes = Files.writeString(dir.resolve("notes.txt"), "mine");
     Path journal = notes.resolve("j.journal");
-    assertRefused(journal, "cannot open " + journal + ": " + notes + " exists and is not a folder");
+    assertRefused(
+        journal, "cannot open " + journal + ": " + notes + " exists and is a file, not a folder");
+    assertThat(notes).hasContent("mine");
+  }
+
+  /**
+   * Regression: whatever stood where the journal's folder goes was named as "exists and is not a
+   * folder", a link to nothing too, which sent the operator looking for a file that was not there.
+   * Now the refusal says what is there: a link with where it leads, a named pipe.
+   */
+  @Test
+  void aLinkOrAPipeWhereTheJournalsFolderGoes_isNamedForWhatItIs() throws Exception {
+    Path nowhere = dir.resolve("nowhere");
+    Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), nowhere);
+    assertRefused(
+        dangling.resolve("j.journal"),
+        "cannot open "
+            + dangling.resolve("j.journal")
+            + ": "
+            + dangling
+            + " exists and is a symbolic link to "
+            + nowhere
+            + ", not a folder");
+    Path notes = Files.writeString(dir.resolve("notes.txt"), "mine");
+    Path toFile = Files.createSymbolicLink(dir.resolve("to-file"), notes);
+    assertRefused(
+        toFile.resolve("j.journal"),
+        "cannot open "
+            + toFile.resolve("j.journal")
+            + ": "
+            + toFile
+            + " exists and is a symbolic link to "
+            + notes
+            + ", not a folder");
+    Path pipe = NamedPipes.make(dir.resolve("pipe"));
+    assertRefused(
+        pipe.resolve("j.journal"),
+        "cannot open "
+            + pipe.resolve("j.journal")
+            + ": "
+            + pipe
+            + " exists and is a named pipe, not a folder");
+    assertThat(Files.isSymbolicLink(dangling)).isTrue();
+    assertThat(nowhere).doesNotExist();
     assertThat(notes).hasContent("mine");
   }
 

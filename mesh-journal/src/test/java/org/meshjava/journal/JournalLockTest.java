@@ -132,6 +132,29 @@ class JournalLockTest {
     }
   }
 
+  /**
+   * The lock is the file's, not its name's: a folder reached through a symbolic link, or a path
+   * through {@code ..}, names the same file and is refused as a link to it is.
+   */
+  @Test
+  void secondOpenInThisProcess_throughALinkedFolderOrADotDotPath_isRefused() throws Exception {
+    Path data = Files.createDirectory(dir.resolve("data"));
+    Path journal = data.resolve("j.log");
+    Path linkedFolder = Files.createSymbolicLink(dir.resolve("linked"), data);
+    Path dotDot = Files.createDirectory(data.resolve("sub")).resolve("..").resolve("j.log");
+    try (FileJournal held = FileJournal.open(journal)) {
+      assertRefusedHere(linkedFolder.resolve("j.log"));
+      assertRefusedHere(dotDot);
+      held.append(FileJournalTest.sealed(0));
+    }
+    // And held through the linked folder, refused by the real name.
+    try (FileJournal held = FileJournal.open(linkedFolder.resolve("j.log"))) {
+      assertRefusedHere(journal);
+      assertRefusedHere(dotDot);
+    }
+    assertThat(JournalFile.read(journal).records()).hasSize(1);
+  }
+
   @Test
   void readingAHeldJournalInProcess_keepsTheLock() throws Exception {
     Path journal = dir.resolve("j.log");

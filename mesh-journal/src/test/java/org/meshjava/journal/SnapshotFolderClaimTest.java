@@ -40,6 +40,23 @@ class SnapshotFolderClaimTest {
     new FileSnapshotStore(dir).claim().close();
   }
 
+  /** A folder reached through a symbolic link, or through {@code ..}, is the folder claimed. */
+  @Test
+  void aClaimThroughALinkedFolderOrADotDotPath_isRefusedInUse() throws Exception {
+    Path dir = Files.createDirectory(tmp.resolve("snaps"));
+    Path linked = Files.createSymbolicLink(tmp.resolve("linked"), dir);
+    Path dotDot = Files.createDirectory(tmp.resolve("other")).resolve("..").resolve("snaps");
+    try (SnapshotFolderClaim first = new FileSnapshotStore(dir).claim()) {
+      for (Path same : java.util.List.of(linked, dotDot)) {
+        assertThatThrownBy(() -> new FileSnapshotStore(same).claim())
+            .isInstanceOfSatisfying(
+                SnapshotException.class,
+                e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE));
+      }
+      assertThat(first.intact()).isTrue();
+    }
+  }
+
   /**
    * Regression: a lock on the lock file held in this process by something other than a claim (a
    * tool or a test holding it through a channel of its own) makes the JDK throw an {@code

@@ -1,9 +1,12 @@
 package org.meshjava.journal.internal;
 
+import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The words a journal's message gives for the exception that failed it: the exception's message, or
@@ -44,14 +47,35 @@ public final class FailureWords {
           "no such file or folder" + (elsewhere.isEmpty() ? "" : " " + elsewhere);
       case AccessDeniedException a ->
           "permission denied" + (elsewhere.isEmpty() ? "" : ": " + elsewhere);
-      // Where one meets a path already there, it is a folder to be made (the journal's, its
-      // segments'), so the thing there is not one.
-      case FileAlreadyExistsException x ->
-          (file == null ? "it" : file) + " exists and is not a folder";
+      case FileAlreadyExistsException x -> inTheWay(file);
       default ->
           f.getReason() == null
               ? of(e)
               : f.getReason() + (elsewhere.isEmpty() ? "" : " (" + elsewhere + ")");
+    };
+  }
+
+  /**
+   * The words for {@code file}, met where a name was to be made: what is there. Where one meets a
+   * name already there, it is mostly a folder to be made (the journal's, its segments'), so
+   * anything else there is named as not one; a folder there stood where a file was to be made. A
+   * link is named with where it leads (a link to nothing, or to a file, is no folder either).
+   */
+  private static String inTheWay(@Nullable String file) {
+    if (file == null) {
+      return "it exists";
+    }
+    Path at = Path.of(file);
+    FileKind kind;
+    try {
+      kind = FileKind.of(at);
+    } catch (IOException e) {
+      return file + " exists, and what it is cannot be read (" + of(e) + ")";
+    }
+    return switch (kind) {
+      case FOLDER -> file + " exists and is a folder, where a file was to be made";
+      case NONE -> file + " was in the way, and is gone since";
+      default -> file + " exists and is " + FileKind.describe(at) + ", not a folder";
     };
   }
 }

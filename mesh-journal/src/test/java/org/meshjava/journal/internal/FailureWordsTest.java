@@ -1,0 +1,43 @@
+package org.meshjava.journal.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The words for a name met already taken say what took it. Regression: every {@link
+ * FileAlreadyExistsException} read "X exists and is not a folder", also where X was a folder that
+ * stood where a file was to be made, and where X was gone by the time the words were read.
+ */
+class FailureWordsTest {
+  @TempDir Path dir;
+
+  @Test
+  void aFolderWhereAFileWasToBeMade_isNamedAsAFolder() throws Exception {
+    Path folder = Files.createDirectory(dir.resolve("j.journal.archiving"));
+    assertThat(
+            FailureWords.about(
+                dir.resolve("j.journal"), new FileAlreadyExistsException(folder.toString())))
+        .isEqualTo(folder + " exists and is a folder, where a file was to be made");
+  }
+
+  @Test
+  void aFileWhereAFolderWasToBeMade_isNamedAsAFile() throws Exception {
+    Path file = Files.writeString(dir.resolve("j.journal.segments"), "mine");
+    assertThat(FailureWords.about(dir, new FileAlreadyExistsException(file.toString())))
+        .isEqualTo(file + " exists and is a file, not a folder");
+  }
+
+  @Test
+  void aNameFreedSinceItWasMet_saysSo_andOneNotNamedIsIt() {
+    Path gone = dir.resolve("gone");
+    assertThat(FailureWords.about(dir, new FileAlreadyExistsException(gone.toString())))
+        .isEqualTo(gone + " was in the way, and is gone since");
+    assertThat(FailureWords.about(dir, new FileAlreadyExistsException(null)))
+        .isEqualTo("it exists");
+  }
+}
