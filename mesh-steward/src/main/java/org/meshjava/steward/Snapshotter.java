@@ -165,7 +165,13 @@ final class Snapshotter implements AutoCloseable {
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
     try {
-      return taken();
+      try {
+        return taken();
+      } finally {
+        // Compiled code may throw a read's fault only at a later poll, past this catch: here,
+        // over what taken() returned or threw of the garbage the read gave.
+        org.meshjava.journal.MappedReadFault.deliverPending();
+      }
     } catch (InternalError e) {
       if (!org.meshjava.journal.MappedReadFault.in(e)) {
         throw e;
