@@ -392,16 +392,15 @@ sealed class LogKeeper permits LogKeeper.Off {
    * that nothing changed.
    *
    * @return whether the keeper now reads these, and nothing of an earlier read-back
+   * @throws LogException {@code UNREADABLE} when the tree can no longer be read (nothing changed):
+   *     thrown rather than answered false, so that the snapshotter says why rather than that the
+   *     snapshot does not match the log
    */
-  boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
+  boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) throws LogException {
     if (tree.isEmpty()) {
       return false;
     }
-    try {
-      return read(t -> t.adoptLevels(saved.first(), tree.get()));
-    } catch (LogException unreadableNow) {
-      return false;
-    }
+    return read(t -> t.adoptLevels(saved.first(), tree.get()));
   }
 
   /**
