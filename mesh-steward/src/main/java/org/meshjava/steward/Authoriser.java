@@ -269,8 +269,8 @@ final class Authoriser {
    * decide over the garbage the faulting read gave before the fault is thrown (at the end of the
    * guarded call, {@link MappedReadFault#deliverPending}), and what it held for that decision is
    * never journalled. Either way nothing of this serve is journalled or spent; but which
-   * presentations were spent can no longer be read, so no grant can be decided until a restart. Not journalled: the journal is whole, and a restart without the cut
-   * file replays it.
+   * presentations were spent can no longer be read, so no grant can be decided until a restart. Not
+   * journalled: the journal is whole, and a restart without the cut file replays it.
    */
   private GrantsSuspendedException snapshotCutShort(InternalError fault) {
     String why =
