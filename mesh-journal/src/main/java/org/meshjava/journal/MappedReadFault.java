@@ -23,4 +23,16 @@ public final class MappedReadFault {
   public static boolean in(Throwable e) {
     return org.meshjava.core.internal.MappedReadFault.in(e);
   }
+
+  /**
+   * Throws here the fault of a read of a mapped file this thread already did, if the JVM still
+   * holds it back: code the JIT compiled may throw that fault only at a later safepoint poll, which
+   * can lie after the {@code catch} meant for it. A guard calls this last inside the region it
+   * guards, so the fault is caught there. Safe from any thread.
+   *
+   * @throws InternalError the fault of an earlier read by this thread, if one is queued
+   */
+  public static void deliverPending() {
+    org.meshjava.core.internal.MappedReadFault.deliverPending();
+  }
 }

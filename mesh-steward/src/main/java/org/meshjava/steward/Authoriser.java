@@ -125,7 +125,14 @@ final class Authoriser {
       // way here must refuse it, or its decision would be journalled after the Suspended record.
       refuseIfSuspended();
       try {
-        auth = gate.decide(presentation, request, model, now);
+        try {
+          auth = gate.decide(presentation, request, model, now);
+        } finally {
+          // Compiled code may throw a read's fault only at a later poll, past the catch below,
+          // after a decision or a refusal made of the garbage the read gave: neither may stand,
+          // so the fault is thrown here, over either.
+          MappedReadFault.deliverPending();
+        }
       } catch (GrantRefusedException e) {
         if (e.callerNotAuthenticated()) {
           throw new NotIssuerException(e.label(), e.reason(), e);
@@ -258,10 +265,12 @@ final class Authoriser {
    * Stops honouring grants after the gate faulted reading its spend where a snapshot file mapped
    * into memory holds it (a steward restarted from that snapshot reads its spent presentations in
    * place, SPEC.md §60.9), because the file was cut short under it ({@code cp} or a download over
-   * it, {@code truncate}). The gate throws before it decides anything, so nothing of this serve was
-   * held or spent; but which presentations were spent can no longer be read, so no grant can be
-   * decided until a restart. Not journalled: the journal is whole, and a restart without the cut
-   * file replays it.
+   * it, {@code truncate}). The interpreted gate throws before it decides anything; compiled, it may
+   * decide over the garbage the faulting read gave before the fault is thrown (at the end of the
+   * guarded call, {@link MappedReadFault#deliverPending}), and what it held for that decision is
+   * never journalled. Either way nothing of this serve is journalled or spent; but which
+   * presentations were spent can no longer be read, so no grant can be decided until a restart. Not
+   * journalled: the journal is whole, and a restart without the cut file replays it.
    */
   private GrantsSuspendedException snapshotCutShort(InternalError fault) {
     String why =

@@ -144,7 +144,11 @@ sealed class LogKeeper permits LogKeeper.Off {
     boolean holds(long sequence, ContentId envelopeId) throws LogException {
       super.requireReadable();
       try {
-        return recorded.get(sequence).filter(envelopeId::equals).isPresent();
+        try {
+          return recorded.get(sequence).filter(envelopeId::equals).isPresent();
+        } finally {
+          MappedReadFault.deliverPending(); // as in read(): a fault held back is thrown here
+        }
       } catch (InternalError e) {
         throw super.unreadableAfter(
             "the witness's index of sealed receipts cannot be read: the snapshot file its envelope"
@@ -388,16 +392,15 @@ sealed class LogKeeper permits LogKeeper.Off {
    * that nothing changed.
    *
    * @return whether the keeper now reads these, and nothing of an earlier read-back
+   * @throws LogException {@code UNREADABLE} when the tree can no longer be read (nothing changed):
+   *     thrown rather than answered false, so that the snapshotter says why rather than that the
+   *     snapshot does not match the log
    */
-  boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
+  boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) throws LogException {
     if (tree.isEmpty()) {
       return false;
     }
-    try {
-      return read(t -> t.adoptLevels(saved.first(), tree.get()));
-    } catch (LogException unreadableNow) {
-      return false;
-    }
+    return read(t -> t.adoptLevels(saved.first(), tree.get()));
   }
 
   /**
@@ -482,7 +485,13 @@ sealed class LogKeeper permits LogKeeper.Off {
     synchronized (t) {
       requireReadable();
       try {
-        return use.apply(t);
+        try {
+          return use.apply(t);
+        } finally {
+          // Compiled code may throw a read's fault only at a later poll, past this catch, after
+          // an answer or a refusal made of the garbage the read gave: here instead, over either.
+          MappedReadFault.deliverPending();
+        }
       } catch (InternalError e) {
         throw unreadableAfter(
             "the transparency log cannot be read: the snapshot file its tree is read from was cut"

@@ -19,6 +19,7 @@ import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.ReplayState;
+import org.meshjava.receipt.tlog.LogException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,7 +166,13 @@ final class Snapshotter implements AutoCloseable {
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
     try {
-      return taken();
+      try {
+        return taken();
+      } finally {
+        // Compiled code may throw a read's fault only at a later poll, past this catch: here,
+        // over what taken() returned or threw of the garbage the read gave.
+        org.meshjava.journal.MappedReadFault.deliverPending();
+      }
     } catch (InternalError e) {
       if (!org.meshjava.journal.MappedReadFault.in(e)) {
         throw e;
@@ -361,7 +368,7 @@ final class Snapshotter implements AutoCloseable {
           keeperReads = file;
         }
       }
-    } catch (SnapshotException | RuntimeException e) {
+    } catch (SnapshotException | LogException | RuntimeException e) {
       LOG.warn(
           "journal snapshot at record {} not read back, its state stays on the heap: {}",
           saved.count(),
@@ -431,6 +438,13 @@ final class Snapshotter implements AutoCloseable {
           "the latest journal snapshot in {} does not match the transparency log on close; the one"
               + " read back before stays mapped until the process ends",
           store.describe());
+    } catch (LogException e) {
+      // Not a mismatch: the log's tree can no longer be read (UNREADABLE), so it takes nothing.
+      LOG.warn(
+          "the transparency log did not take the latest journal snapshot on close ({}: {}); the one"
+              + " read back before stays mapped until the process ends",
+          e.reason(),
+          e.getMessage());
     } catch (SnapshotException | RuntimeException e) {
       LOG.warn(
           "the latest journal snapshot could not be read on close; the one read back before stays"

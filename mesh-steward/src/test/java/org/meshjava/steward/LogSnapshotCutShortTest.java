@@ -124,6 +124,41 @@ class LogSnapshotCutShortTest {
     }
   }
 
+  /**
+   * Regression: a close whose log could no longer be read warned that the latest snapshot "does not
+   * match the transparency log", sending the operator to look for a forked history; it says the log
+   * cannot be read instead, naming the reason. The whole file is put back before the close, so that
+   * the close reads the snapshot and only the log refuses it.
+   */
+  @Test
+  void aCloseWhoseLogIsUnreadable_saysSo_notThatTheSnapshotDoesNotMatch() throws Exception {
+    try (FileJournal j = FileJournal.openUnsynced(dir.resolve("journal"))) {
+      for (int i = 0; i < RECEIPTS; i++) {
+        j.append(new JournalEntry.Sealed(i, envelope(i)));
+      }
+    }
+    Steward s = open();
+    String log;
+    try {
+      s.snapshot();
+      Path file;
+      try (Stream<Path> listed = Files.list(dir.resolve("snaps"))) {
+        file = listed.filter(p -> p.toString().endsWith(".snapshot")).sorted().toList().getLast();
+      }
+      byte[] whole = Files.readAllBytes(file);
+      cutLatestSnapshot();
+      assertUnreadable(() -> s.inclusionProof(3, RECEIPTS));
+      Files.write(file, whole); // in place: the mapping reads the whole file again
+    } finally {
+      log = SnapshotterFailureWordsTest.logOf(s::close);
+    }
+    assertThat(log)
+        .contains("the transparency log did not take the latest journal snapshot on close")
+        .contains("UNREADABLE")
+        .contains("cut short")
+        .doesNotContain("does not match");
+  }
+
   interface LogCall {
     Object call() throws Exception;
   }

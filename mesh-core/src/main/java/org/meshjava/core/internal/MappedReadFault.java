@@ -54,6 +54,25 @@ public final class MappedReadFault {
     return false;
   }
 
+  /**
+   * Throws here the fault of a read of a mapped file already done, if HotSpot still holds it back;
+   * a guard that turns the fault into a typed refusal calls this last inside the region it guards.
+   *
+   * <p>Why: code the JIT compiled does not throw the fault at the faulting read. HotSpot skips the
+   * read (its value is garbage) and queues the error for the thread, to be thrown at its next
+   * safepoint poll; with the read inlined, that may be the method's return or a loop after the
+   * {@code try}, so the error escapes the {@code catch} meant for it (JDK 25 does this for {@code
+   * MemorySegment} and {@code MappedByteBuffer} reads alike). A thread coming back from a native
+   * method takes any queued error there, so a native call that does nothing else brings the error
+   * into the region. {@link Thread#holdsLock} is one: a native method of the JVM's that the JIT
+   * does not replace with inline code, cheap, and without effects. Safe from any thread.
+   *
+   * @throws InternalError the fault of an earlier read by this thread, if one is queued
+   */
+  public static void deliverPending() {
+    Thread.holdsLock(MappedReadFault.class);
+  }
+
   /** Whether {@code e}'s first frame is in one of the {@link #NATIVE_MEMORY_READERS}. */
   private static boolean thrownReadingNativeMemory(Throwable e) {
     StackTraceElement[] frames = e.getStackTrace();

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -98,6 +101,67 @@ class MappedReadFaultTest {
     }
     assertThat(MappedReadFault.in(other)).isFalse();
     assertThat(MappedReadFault.in(wrappedFault)).isTrue();
+  }
+
+  /**
+   * Regression: code the JIT compiled does not throw the fault at the read. HotSpot skips the read
+   * (the value is garbage) and throws at the thread's next safepoint poll, which with the read
+   * inlined is past the guard's {@code catch}: the guard returned the garbage and the error escaped
+   * to its caller ("[round 0: thrown past the guard]"; in most rounds on JDK 25, with C1 or C2, and
+   * in none interpreted). Ending the guarded region with {@link MappedReadFault#deliverPending}
+   * brings the fault into it. Each round makes the guard hot, then cuts its file.
+   */
+  @Test
+  void aFaultCompiledCodeHoldsBack_isThrownInsideTheGuard_thatEndsByDeliveringIt()
+      throws Exception {
+    for (int round = 0; round < 5; round++) {
+      Path file = Files.write(tmp.resolve("hot-" + round), new byte[1 << 16]);
+      try (FileChannel ch =
+              FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+          Arena arena = Arena.ofConfined()) {
+        MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, 1 << 16, arena);
+        long sum = 0;
+        for (int i = 0; i < 100_000; i++) {
+          sum += guardedRead(mapped, (i * 31) & 0xffff);
+        }
+        assertThat(sum).isZero();
+        ch.truncate(0);
+        Throwable late = null;
+        int read = 0;
+        try {
+          read = guardedRead(mapped, 40_000);
+          // A fault held back past the guard is thrown at the next poll: a loop's is one.
+          for (int i = 0; i < 1_000; i++) {
+            Thread.onSpinWait();
+          }
+        } catch (InternalError e) {
+          late = e;
+        }
+        assertThat(late).as("round %s: thrown past the guard", round).isNull();
+        assertThat(read)
+            .as("round %s: the guard returned %s from a cut file", round, read)
+            .isEqualTo(FAULTED);
+      }
+    }
+  }
+
+  /** What {@link #guardedRead} returns when its read faulted. */
+  private static final int FAULTED = -1;
+
+  /** A guard as mesh writes them: the read, the fault delivered inside, the fault refused. */
+  private static int guardedRead(MemorySegment mapped, long at) {
+    try {
+      try {
+        return mapped.get(ValueLayout.JAVA_BYTE, at);
+      } finally {
+        MappedReadFault.deliverPending();
+      }
+    } catch (InternalError e) {
+      if (!MappedReadFault.in(e)) {
+        throw e;
+      }
+      return FAULTED;
+    }
   }
 
   /** A buffer over two pages of a file that is then cut to nothing: its last byte faults. */

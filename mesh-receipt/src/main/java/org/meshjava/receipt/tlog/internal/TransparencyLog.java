@@ -245,7 +245,8 @@ public final class TransparencyLog {
    * carrying a line by a configured witness key, which must verify. Changes nothing: the caller
    * journals the returned note, then {@link #publish}es it.
    *
-   * @return the latest checkpoint with the cosignature added (unchanged if it already held it)
+   * @return the latest checkpoint with the cosignature added (unchanged if it already held a line
+   *     by that witness: the first is kept, one line per witness)
    * @throws LogException {@code CHECKPOINT_MISMATCH} when the note is not the latest checkpoint;
    *     {@code UNSIGNED} when no configured witness signed it; {@code BAD_SIGNATURE} when a
    *     witness's line does not verify
@@ -266,7 +267,11 @@ public final class TransparencyLog {
       }
       cosigned.verify(w);
       any = true;
-      if (!merged.signatures().contains(line)) {
+      // One line per witness, the first taken: a signer that picks its Ed25519 nonce at random
+      // signs one checkpoint differently each time, and each such line would be added and
+      // journalled again, the note growing per call until past SignedNote.MAX_SIGNATURES.
+      if (merged.signatures().stream()
+          .noneMatch(s -> s.keyHash() == line.keyHash() && s.name().equals(line.name()))) {
         merged = merged.with(line);
       }
     }

@@ -63,6 +63,39 @@ class TransparencyLogTest {
     assertEquals(2, reread.signatures().size());
   }
 
+  /**
+   * Regression: a witness whose signer picks a random nonce gives a new, valid line each time it
+   * cosigns one checkpoint, and every one was added beside the last ("expected: 2 but was: 3"): the
+   * checkpoint grew, and was journalled again, per call, until past {@link
+   * SignedNote#MAX_SIGNATURES} it threw unchecked. One line per witness is kept, the first; a later
+   * one is still checked, so a forgery is refused.
+   */
+  @Test
+  void cosignature_signedAgainByTheSameWitness_keepsOneLinePerWitness() throws Exception {
+    HedgedEd25519 hedged = new HedgedEd25519(7);
+    NoteVerifierKey hedgedKey = hedged.key("hedged.witness.example");
+    TransparencyLog log = new TransparencyLog(STEWARD, 0, Set.of(WITNESS_KEY, hedgedKey));
+    log.append(0, envelope(0));
+    SignedNote checkpoint = signed(log);
+    SignedNote served = checkpoint;
+    NoteSignature again = null;
+    for (int i = 0; i < 2; i++) {
+      again = hedged.sign(checkpoint.text(), hedgedKey);
+      SignedNote cosigned = checkpoint.with(again);
+      cosigned.verify(hedgedKey);
+      served = log.cosigned(cosigned);
+      log.publish(served);
+    }
+    assertEquals(2, served.signatures().size());
+    served.verify(hedgedKey);
+    byte[] bytes = again.signature();
+    bytes[40] ^= 1;
+    SignedNote forged = checkpoint.with(new NoteSignature(again.name(), again.keyHash(), bytes));
+    assertEquals(
+        LogException.Reason.BAD_SIGNATURE,
+        assertThrows(LogException.class, () -> log.cosigned(forged)).reason());
+  }
+
   @Test
   void cosignature_forged_orByAnUnknownKey_orOnAnotherCheckpoint_isRefused() throws Exception {
     TransparencyLog log = logOf(5);
