@@ -37,7 +37,7 @@ public final class Blake3 {
       total += p.length;
     }
     if (total <= Blake3Compression.CHUNK_LEN) {
-      return oneChunk(parts, (int) total);
+      return oneChunk(Blake3Compression.iv(), 0, parts, (int) total);
     }
     Hasher h = newHasher();
     for (byte[] p : parts) {
@@ -50,19 +50,21 @@ public final class Blake3 {
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
-   * Plain hash of input that fits in one chunk (content ids, envelopes, the reference engine's
-   * rounds): the chunk is the root, so each block is compressed straight from the bytes and the
-   * last one with the root flag. The general path buffers through a streaming hasher and costs
-   * about 800 bytes of garbage per hash; this one allocates its words and, for a short last block,
-   * one padded block.
+   * Hash of input that fits in one chunk (content ids, envelopes, the reference engine's rounds, an
+   * output commitment's opening): the chunk is the root, so each block is compressed straight from
+   * the bytes and the last one with the root flag. The general path buffers through a streaming
+   * hasher and costs about 800 bytes of garbage per hash; this one allocates its words and, for a
+   * short last block, one padded block.
+   *
+   * @param cv the mode's key words (the IV for a plain hash, the key for a keyed one); overwritten
+   * @param mode the mode's flag, set on every block ({@code 0} for a plain hash)
    */
-  private static byte[] oneChunk(byte[][] parts, int total) {
+  private static byte[] oneChunk(int[] cv, int mode, byte[][] parts, int total) {
     int blocks =
         Math.max(1, (total + Blake3Compression.BLOCK_LEN - 1) / Blake3Compression.BLOCK_LEN);
     // One part (an envelope, a request's encoding) is read where it lies, not copied whole into a
     // padded array first; several are joined into one, padded to whole blocks.
     byte[] bytes = parts.length == 1 ? parts[0] : joined(parts, blocks);
-    int[] cv = Blake3Compression.iv();
     int[] block = new int[Blake3Compression.BLOCK_WORDS];
     int[] out = new int[16];
     for (int b = 0; b < blocks; b++) {
@@ -79,7 +81,8 @@ public final class Blake3 {
       }
       boolean last = b == blocks - 1;
       int flags =
-          (b == 0 ? Blake3Compression.CHUNK_START : 0)
+          mode
+              | (b == 0 ? Blake3Compression.CHUNK_START : 0)
               | (last ? Blake3Compression.CHUNK_END | Blake3Compression.ROOT : 0);
       int len = last ? total - b * Blake3Compression.BLOCK_LEN : Blake3Compression.BLOCK_LEN;
       Blake3Compression.compress(cv, 0, block, 0, 0, len, flags, out, 0);
@@ -176,6 +179,14 @@ public final class Blake3 {
    * @throws IllegalArgumentException if the key is not 32 bytes
    */
   public static byte[] keyedHash(byte[] key, byte[] message) {
+    if (key.length == OUT_LEN && message.length <= Blake3Compression.CHUNK_LEN) {
+      // One chunk (a serve's opening keys 32 bytes): no streaming hasher and its buffers.
+      int[] cv = new int[8];
+      for (int w = 0; w < 8; w++) {
+        cv[w] = (int) LE_INT.get(key, w * 4);
+      }
+      return oneChunk(cv, Blake3Compression.KEYED_HASH, new byte[][] {message}, message.length);
+    }
     return newKeyedHasher(key).update(message).finish();
   }
 

@@ -3,7 +3,7 @@ package org.meshjava.journal.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalRecord;
@@ -22,20 +22,24 @@ import org.meshjava.journal.JournalSeal;
  */
 public final class RecordChain {
   private final RecordCodec codec;
-  private final Function<JournalRecord, byte[]> encoder;
+  private final Encoder encoder;
+
   private long next;
   private Optional<ContentId> last;
+
+  /** How a record is encoded: {@link RecordCodec#encode(JournalRecord, ContentId)}. */
+  @FunctionalInterface
+  interface Encoder {
+    /** Encodes {@code r}, whose chain (if it names one) has the id {@code chainId}. */
+    byte[] encode(JournalRecord r, @Nullable ContentId chainId);
+  }
 
   public RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
     this(codec, next, last, RecordCodec::encode);
   }
 
   /** With {@code encoder} in place of {@link RecordCodec#encode}: a test's seam for a failure. */
-  RecordChain(
-      RecordCodec codec,
-      long next,
-      Optional<ContentId> last,
-      Function<JournalRecord, byte[]> encoder) {
+  RecordChain(RecordCodec codec, long next, Optional<ContentId> last, Encoder encoder) {
     this.codec = codec;
     this.encoder = encoder;
     this.next = next;
@@ -53,11 +57,14 @@ public final class RecordChain {
     Optional<ContentId> prev = last;
     JournalEntry.Chain unrecorded = null;
     ContentId unrecordedId = null;
+    // Hashed once here, and handed to the encoder, which writes it in both records.
+    ContentId chainId = null;
     if (entry instanceof JournalEntry.Authorised a) {
       JournalEntry.Chain chain = new JournalEntry.Chain(a.presentation().chain());
       ContentId id = chain.id();
+      chainId = id;
       if (!codec.knows(id)) {
-        Encoded first = one(chain, seq, prev);
+        Encoded first = one(chain, seq, prev, id);
         out.add(first);
         seq++;
         prev = Optional.of(ContentId.ofBytes(first.line()));
@@ -65,7 +72,7 @@ public final class RecordChain {
         unrecordedId = id;
       }
     }
-    Encoded own = one(entry, seq, prev);
+    Encoded own = one(entry, seq, prev, chainId);
     out.add(own);
     // Everything is built and encoded: only now does the state move.
     if (unrecorded != null && unrecordedId != null) {
@@ -87,14 +94,18 @@ public final class RecordChain {
     return last;
   }
 
-  /** The record of {@code entry} at {@code seq} after {@code prev}, encoded; moves nothing. */
-  private Encoded one(JournalEntry entry, long seq, Optional<ContentId> prev) {
+  /**
+   * The record of {@code entry} at {@code seq} after {@code prev}, encoded; moves nothing. {@code
+   * chainId} is the id of the chain a {@code Chain} or {@code Authorised} entry names, else null.
+   */
+  private Encoded one(
+      JournalEntry entry, long seq, Optional<ContentId> prev, @Nullable ContentId chainId) {
     if (entry instanceof JournalEntry.Checkpoint c && c.seal() instanceof JournalSeal.ToSign t) {
       // Signed here, under the journal's lock, so the seal names the place the record really takes.
       entry = new JournalEntry.Checkpoint(c.note(), t.sign(seq, prev));
     }
     JournalRecord r = new JournalRecord(seq, prev, entry);
-    return new Encoded(r, encoder.apply(r));
+    return new Encoded(r, encoder.encode(r, chainId));
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared

@@ -99,6 +99,19 @@ public final class RecordCodec {
 
   /** Encodes a record as UTF-8 JSON, without the newline. */
   public static byte[] encode(JournalRecord r) {
+    return encode(r, null);
+  }
+
+  /**
+   * Encodes a record as UTF-8 JSON, without the newline, given the id of the grant chain it names
+   * when the caller already holds it ({@link RecordChain} hashes the chain to decide whether a
+   * {@code Chain} record comes first): a {@code Chain} or {@code Authorised} record's chain is then
+   * not hashed a second time. The same bytes as {@link #encode(JournalRecord)}.
+   *
+   * @param chainId the id of the record's chain, {@code ContentId.ofBytes(chain.encode())}, or
+   *     {@code null} to compute it; ignored for other records
+   */
+  public static byte[] encode(JournalRecord r, @Nullable ContentId chainId) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.writeStartObject();
@@ -111,12 +124,15 @@ public final class RecordCodec {
         case JournalEntry.Chain c -> {
           g.writeStringField("type", "Chain");
           byte[] chain = c.chain().encode();
-          g.writeStringField("id", ContentId.ofBytes(chain).hex());
+          g.writeStringField("id", (chainId != null ? chainId : ContentId.ofBytes(chain)).hex());
           g.writeStringField("chain", HEX.formatHex(chain));
         }
         case JournalEntry.Authorised a -> {
           g.writeStringField("type", "Authorised");
-          g.writeStringField("chain", ContentId.ofBytes(a.presentation().chain().encode()).hex());
+          g.writeStringField(
+              "chain",
+              (chainId != null ? chainId : ContentId.ofBytes(a.presentation().chain().encode()))
+                  .hex());
           g.writeStringField("caller", a.presentation().caller().value());
           g.writeStringField("nonce", a.presentation().nonce().hex());
           g.writeStringField("signature", HEX.formatHex(a.presentation().signature()));

@@ -49,11 +49,11 @@ class RecordChainTest {
             new RecordCodec(),
             0,
             Optional.empty(),
-            r -> {
+            (r, id) -> {
               if (fail[0] && r.entry() instanceof JournalEntry.Authorised) {
                 throw new OutOfMemoryError("staged: no room to encode the record");
               }
-              return RecordCodec.encode(r);
+              return RecordCodec.encode(r, id);
             });
     JournalEntry.Authorised entry = authorisedOnANewChain();
 
@@ -70,5 +70,34 @@ class RecordChainTest {
     assertThat(records.get(1).prev()).contains(ContentId.ofBytes(out.getFirst().line()));
     assertThat(chain.next()).isEqualTo(2);
     assertThat(chain.last()).contains(ContentId.ofBytes(out.get(1).line()));
+  }
+
+  /**
+   * The chain's id is hashed once per authorisation and handed to the encoder: the lines are the
+   * bytes {@link RecordCodec#encode(JournalRecord)} writes when it hashes the chain itself, for the
+   * {@code Chain} record and the {@code Authorised} one after it, and for a second authorisation on
+   * the chain already recorded.
+   */
+  @Test
+  void advance_writesTheChainIdItHashedOnce_asTheCodecWouldHashIt() throws Exception {
+    RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());
+    JournalEntry.Authorised entry = authorisedOnANewChain();
+    JournalEntry.Authorised again =
+        new JournalEntry.Authorised(
+            entry.presentation(), entry.request(), Optional.empty(), "b", T0.plusSeconds(1));
+
+    List<RecordChain.Encoded> first = chain.advance(entry);
+    List<RecordChain.Encoded> second = chain.advance(again);
+
+    assertThat(first).hasSize(2);
+    assertThat(first.get(0).record().entry()).isInstanceOf(JournalEntry.Chain.class);
+    assertThat(second).hasSize(1);
+    for (RecordChain.Encoded e : List.of(first.get(0), first.get(1), second.get(0))) {
+      assertThat(new String(e.line(), java.nio.charset.StandardCharsets.UTF_8))
+          .as("record %d", e.record().seq())
+          .isEqualTo(
+              new String(RecordCodec.encode(e.record()), java.nio.charset.StandardCharsets.UTF_8))
+          .contains(ContentId.ofBytes(entry.presentation().chain().encode()).hex());
+    }
   }
 }

@@ -26,7 +26,7 @@ public final class Blake3Compression {
   public static final int CHUNK_END = 1 << 1;
   static final int PARENT = 1 << 2;
   public static final int ROOT = 1 << 3;
-  static final int KEYED_HASH = 1 << 4;
+  public static final int KEYED_HASH = 1 << 4;
   static final int DERIVE_KEY_CONTEXT = 1 << 5;
   static final int DERIVE_KEY_MATERIAL = 1 << 6;
 
