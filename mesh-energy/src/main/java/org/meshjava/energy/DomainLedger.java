@@ -258,6 +258,8 @@ final class DomainLedger implements LivenessProbe.Target {
   // live verdict starts the count over.
   private int errorsSinceLive;
   private String setAsideDetail = "";
+  // Run as a disturbance begins; a no-op but in tests (beforeDisturbance(Runnable)).
+  private Runnable beforeDisturbance = () -> {};
 
   /**
    * A WARN said this counter is not live (a probe refused it, or it was demoted) and no line has
@@ -693,8 +695,17 @@ final class DomainLedger implements LivenessProbe.Target {
    * open across it, or opened during it, is a reading of the serve alone.
    */
   synchronized void beginDisturbance() {
+    beforeDisturbance.run();
     disturbances++;
     epoch++;
+  }
+
+  /**
+   * Runs {@code hook} as each later disturbance begins, before it is counted; for tests of a
+   * failure there (a stack overflow entering this monitor), which no channel can cause.
+   */
+  synchronized void beforeDisturbance(Runnable hook) {
+    beforeDisturbance = Objects.requireNonNull(hook, "hook");
   }
 
   /** A probe has ended. */
