@@ -543,7 +543,7 @@ final class DomainLedger implements LivenessProbe.Target {
             ageNanos / 60_000_000_000L);
       }
     }
-    for (OpenWindows.Expired e : OpenWindows.expireStale(hardware)) {
+    for (OpenWindows.Expired e : OpenWindows.expireStale(hardware, clock, nowNanos)) {
       LOG.warn(
           "a window of another meter (closed since, or yet to read the counter) open on energy"
               + " counter {} ({}) for {} min is taken as gone: it no longer overlaps later windows",

@@ -120,9 +120,12 @@ final class OpenWindows {
   /**
    * Counts out every window on {@code hardware} open longer than {@link
    * DomainLedger#STALE_WINDOW_NANOS} by its own meter's clock, and returns them with their ages
-   * (for the caller's log line). Each clock is read outside the lock.
+   * (for the caller's log line). A window on {@code clock} is aged at {@code nowNanos}, the
+   * caller's own reading of it: read again, a window of the caller's crossing the hour between the
+   * two readings would be counted out here as another meter's. Every other clock is read outside
+   * the lock.
    */
-  static List<Expired> expireStale(Object hardware) {
+  static List<Expired> expireStale(Object hardware, ProbeClock clock, long nowNanos) {
     List<Counted> on;
     synchronized (LOCK) {
       List<Counted> now = OPEN.get(hardware);
@@ -133,7 +136,7 @@ final class OpenWindows {
     }
     List<Expired> expired = new ArrayList<>();
     for (Counted c : on) {
-      long age = c.ageNanos(c.clock.nanoTime());
+      long age = c.ageNanos(c.clock == clock ? nowNanos : c.clock.nanoTime());
       if (age >= DomainLedger.STALE_WINDOW_NANOS && closed(c)) {
         expired.add(new Expired(age));
       }
