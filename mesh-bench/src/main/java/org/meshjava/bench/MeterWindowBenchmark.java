@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +20,7 @@ import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.energy.LivenessPolicy;
 import org.meshjava.energy.MeterDiscovery;
+import org.meshjava.energy.MeterWindow;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,6 +28,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -41,6 +45,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * advances every millisecond, so discovery proves it live and the window takes the real path: two
  * sysfs reads, the ledger's books, and grading. Real sysfs reads of {@code intel-rapl} go through
  * the kernel's MSR read and can cost more; this benchmark does not measure them.
+ *
+ * <p>{@code openBeside} windows stay open on the counter through the run, as under many concurrent
+ * serves: each read ages the windows open on its counter, and that must not cost more the more
+ * there are (session 36: 500 open made a window cost about 27 times as much CPU).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -59,6 +67,11 @@ public class MeterWindowBenchmark {
   private final AtomicBoolean stop = new AtomicBoolean();
   private EnergyMeter estimator;
   private CounterMeter rapl;
+  private final List<MeterWindow> beside = new ArrayList<>();
+
+  /** Windows left open on the RAPL counter beside the measured one. */
+  @Param({"0", "50", "500"})
+  public int openBeside;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -110,12 +123,16 @@ public class MeterWindowBenchmark {
       throw new IllegalStateException("fake RAPL tree did not prove live: " + found.counters());
     }
     rapl = meter;
+    for (int i = 0; i < openBeside; i++) {
+      beside.add(rapl.open(CPU));
+    }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException, InterruptedException {
     stop.set(true);
     writer.join();
+    beside.forEach(MeterWindow::abandon);
     rapl.close();
     try (Stream<Path> paths = Files.walk(tree)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {

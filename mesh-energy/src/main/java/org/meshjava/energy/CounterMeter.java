@@ -270,6 +270,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     return Collections.unmodifiableSet(live);
   }
 
+  /** The book this meter keeps for {@code domain}, if it has a counter there; for tests. */
+  @Nullable DomainLedger ledger(EnergyDomain domain) {
+    return ledgers.get(domain);
+  }
+
   /** The update period the last probe learnt for {@code domain}'s counter; 0 if not live. */
   long updatePeriodNanos(EnergyDomain domain) {
     DomainLedger l = ledgers.get(domain);
@@ -735,16 +740,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     // The probe's burn heats the CPU packages and DRAM, and its GPU work the GPUs, whichever
     // counter is under probe: every domain is disturbed, not only the probed ones, and in every
     // meter of the process, not only this one.
-    List<DomainLedger> disturbed = new ArrayList<>();
-    List<DomainLedger> disturbedNow;
-    synchronized (METERS) {
-      disturbed.addAll(everyLedgerInProcess());
-      disturbedNow = List.copyOf(disturbed);
-      PROBES_RUNNING.add(disturbed);
-    }
-    for (DomainLedger l : disturbedNow) {
-      l.beginDisturbance();
-    }
+    // The ledgers whose disturbance began, guarded by METERS: a meter made during the probe adds
+    // its own once begun. Registered, and each disturbance begun, inside the try whose finally
+    // takes the probe out again: anything thrown between (a stack overflow entering a ledger's
+    // monitor) would otherwise leave the probe registered for good, every meter made later
+    // disturbed as it is made and never again a reading, and the ledgers begun so far with it.
+    ArrayList<DomainLedger> disturbed = new ArrayList<>();
     // Every probe begun is ended, whatever is thrown on the way (an Error out of a native read):
     // a counter left under probe would say "re-probing" until its next periodic probe, and a RAPL
     // zone would keep leaving its reads unjudged, its interval no longer following its load.
@@ -752,6 +753,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     List<LivenessVerdict> verdicts = List.of();
     Throwable failure = null;
     try {
+      List<DomainLedger> toDisturb;
+      synchronized (METERS) {
+        toDisturb = everyLedgerInProcess();
+        // Room for every one now, so no ledger is begun and then left out for want of it.
+        disturbed.ensureCapacity(toDisturb.size());
+        PROBES_RUNNING.add(disturbed);
+      }
+      for (DomainLedger l : toDisturb) {
+        l.beginDisturbance();
+        synchronized (METERS) {
+          disturbed.add(l);
+        }
+      }
       for (DomainLedger l : targets) {
         begun.add(l);
         l.beginProbe();

@@ -2,9 +2,12 @@ package org.meshjava.energy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.internal.JvmFailure;
@@ -194,6 +197,8 @@ final class DomainLedger implements LivenessProbe.Target {
   private final ProbeClock clock;
   private final long reprobeEveryNanos;
   private final List<Share> open = new ArrayList<>();
+  // Whose windows, in the process's count, are this ledger's.
+  private final OpenWindows.Owner owner = new OpenWindows.Owner();
   // An enter is reading the counter: its window is in OpenWindows' count already, not yet in open.
   private boolean entering;
   private CounterState state = CounterState.NOT_LIVE;
@@ -258,6 +263,8 @@ final class DomainLedger implements LivenessProbe.Target {
   // live verdict starts the count over.
   private int errorsSinceLive;
   private String setAsideDetail = "";
+  // Run as a disturbance begins; a no-op but in tests (beforeDisturbance(Runnable)).
+  private Runnable beforeDisturbance = () -> {};
 
   /**
    * A WARN said this counter is not live (a probe refused it, or it was demoted) and no line has
@@ -384,7 +391,7 @@ final class DomainLedger implements LivenessProbe.Target {
     // no window comes back to close, and the count left up would overlap every later window on
     // the counter, in every meter, for the life of the process.
     expireStale(nowNanos);
-    OpenWindows.Counted counted = OpenWindows.opened(hardware, clock, nowNanos);
+    OpenWindows.Counted counted = OpenWindows.opened(hardware, clock, owner, nowNanos);
     boolean registered = false;
     try {
       Share share = enterCounted(nowNanos, counted);
@@ -518,37 +525,67 @@ final class DomainLedger implements LivenessProbe.Target {
   /**
    * Takes every window open longer than {@link #STALE_WINDOW_NANOS} out of the books: this ledger's
    * own, and those of every other meter on the counter, a closed one's too ({@link
-   * OpenWindows#expireStale}). An own window another meter counted out already leaves these books
-   * here, without a second line.
+   * OpenWindows#expireStale}). An own window another meter's read counted out already leaves these
+   * books here, without a second line. Costs the same however many windows are open, save for those
+   * taken out.
    */
   private void expireStale(long nowNanos) {
-    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
-      Share s = it.next();
-      long ageNanos = s.counted.ageNanos(nowNanos);
-      boolean countedOutElsewhere = !s.counted.isIn();
-      if (countedOutElsewhere || ageNanos >= STALE_WINDOW_NANOS) {
-        it.remove();
-        s.stale = true;
-        if (!countOut(s)) {
-          continue;
-        }
+    List<OpenWindows.Counted> elsewhere = OpenWindows.countedOutElsewhere(owner);
+    if (!elsewhere.isEmpty()) {
+      takeOut(elsewhere);
+    }
+    List<OpenWindows.Expired> expired = OpenWindows.expireStale(hardware, clock, owner, nowNanos);
+    if (expired.isEmpty()) {
+      return;
+    }
+    List<OpenWindows.Counted> own = new ArrayList<>();
+    for (OpenWindows.Expired e : expired) {
+      if (OpenWindows.isOf(e.window(), owner)) {
+        own.add(e.window());
+      }
+    }
+    Set<OpenWindows.Counted> taken = takeOut(own);
+    for (OpenWindows.Expired e : expired) {
+      if (!OpenWindows.isOf(e.window(), owner)) {
+        LOG.warn(
+            "a window of another meter (closed since, or yet to read the counter) open on energy"
+                + " counter {} ({}) for {} min is taken as gone: it no longer overlaps later"
+                + " windows",
+            channel.name(),
+            channel.domain(),
+            e.ageNanos() / 60_000_000_000L);
+      } else if (taken.contains(e.window())) {
         LOG.warn(
             "a window open on energy counter {} ({}) for {} min is taken as gone (its handle was"
                 + " lost or its engine never returned): it no longer overlaps later windows, and"
                 + " its own figure is the estimator's",
             channel.name(),
             channel.domain(),
-            ageNanos / 60_000_000_000L);
+            e.ageNanos() / 60_000_000_000L);
       }
     }
-    for (OpenWindows.Expired e : OpenWindows.expireStale(hardware)) {
-      LOG.warn(
-          "a window of another meter (closed since, or yet to read the counter) open on energy"
-              + " counter {} ({}) for {} min is taken as gone: it no longer overlaps later windows",
-          channel.name(),
-          channel.domain(),
-          e.ageNanos() / 60_000_000_000L);
+  }
+
+  /**
+   * Takes the shares of {@code windows} (counted out already) out of the books, marked stale;
+   * returns those that were still open here (a window left, but not yet counted out, is not).
+   */
+  private Set<OpenWindows.Counted> takeOut(List<OpenWindows.Counted> windows) {
+    Set<OpenWindows.Counted> gone = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (windows.isEmpty()) {
+      return gone;
     }
+    gone.addAll(windows);
+    Set<OpenWindows.Counted> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
+      Share s = it.next();
+      if (gone.contains(s.counted)) {
+        it.remove();
+        s.stale = true;
+        taken.add(s.counted);
+      }
+    }
+    return taken;
   }
 
   /** Removes a window and returns what it saw. */
@@ -693,8 +730,17 @@ final class DomainLedger implements LivenessProbe.Target {
    * open across it, or opened during it, is a reading of the serve alone.
    */
   synchronized void beginDisturbance() {
+    beforeDisturbance.run();
     disturbances++;
     epoch++;
+  }
+
+  /**
+   * Runs {@code hook} as each later disturbance begins, before it is counted; for tests of a
+   * failure there (a stack overflow entering this monitor), which no channel can cause.
+   */
+  synchronized void beforeDisturbance(Runnable hook) {
+    beforeDisturbance = Objects.requireNonNull(hook, "hook");
   }
 
   /** A probe has ended. */

@@ -15,6 +15,21 @@ import org.junit.jupiter.api.Test;
  */
 class ProbeClockTest {
 
+  /**
+   * Windows are aged by this clock (an hour open and a window is taken as lost): it must be the
+   * monotonic {@link System#nanoTime()}, never the wall clock, which an operator or NTP may step an
+   * hour forward under a young window. The wall clock serves only for the times receipts report.
+   */
+  @Test
+  void systemClock_readsTheMonotonicTimeSource() {
+    long before = System.nanoTime();
+    long read = ProbeClock.SYSTEM.nanoTime();
+    long after = System.nanoTime();
+
+    assertThat(read - before).isNotNegative();
+    assertThat(after - read).isNotNegative();
+  }
+
   @Test
   void systemClock_burnsUntilTheDeadline_neverSleeping() throws Exception {
     CountDownLatch started = new CountDownLatch(1);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.Provenance;
 
 /**
  * A window never closed is taken out of the books an hour after it opened ({@link
@@ -32,6 +33,31 @@ class StaleWindowClockStepTest {
           meter, base, counter.hardware(), "the lost window, counted from the step,");
       lost.abandon();
       assertThat(OpenWindows.on(counter.hardware())).isZero();
+    }
+  }
+
+  /** A jump forward short of the hour, then a step back: the window is neither lost nor kept. */
+  @Test
+  void aYoungWindowAcrossAJumpForwardAndAStepBack_isAgedFromTheStep() {
+    try (CounterMeter meter = ProbedMeter.overPackageZero(counter, clock, r -> {})) {
+      base.advanceMillis(5);
+      MeterWindow young = meter.open(Set.of(ProbedMeter.CPU0));
+      clock.stepBack(-59 * 60_000_000_000L);
+      meter.pollCounters();
+      assertThat(OpenWindows.on(counter.hardware())).as("59 min on, by the jump").isEqualTo(1);
+      clock.stepBack(2 * HOUR_NANOS);
+      base.advanceMillis(5);
+      meter.pollCounters();
+      assertThat(OpenWindows.on(counter.hardware())).as("after the step back").isEqualTo(1);
+      // The jump made the counter look stalled (demoted, figures the estimator's), so the count
+      // alone says how old the window is taken to be.
+      base.advanceMillis(59 * MINUTE_MS);
+      meter.pollCounters();
+      assertThat(OpenWindows.on(counter.hardware())).as("59 min after the step").isEqualTo(1);
+      base.advanceMillis(MINUTE_MS);
+      meter.pollCounters();
+      assertThat(OpenWindows.on(counter.hardware())).as("an hour after the step").isZero();
+      assertThat(young.close(1).provenance()).isEqualTo(Provenance.Estimator);
     }
   }
 }
