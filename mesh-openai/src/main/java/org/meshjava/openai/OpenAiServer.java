@@ -37,6 +37,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.Setting;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
@@ -813,9 +814,13 @@ public final class OpenAiServer implements AutoCloseable {
       // Counted until the answer is written, so that a drain waits for it to reach the client.
       operations.entered();
       Callback callback = Callback.from(done, operations::left);
-      RequestScope.@Nullable Opened opened = open(method, path, request);
-      ScopeStatus told = new ScopeStatus(opened);
+      RequestScope.@Nullable Opened opened = null;
+      ScopeStatus told = new ScopeStatus(null);
       try {
+        // Inside the try: the JVM failing in the scope's open passes on as a failure of this
+        // answer (500), counted out as any other.
+        opened = open(method, path, request);
+        told = new ScopeStatus(opened);
         Reply reply = decide.get();
         if (operations.draining()) {
           // This server is about to stop: the client's next request, a resend of a 503
@@ -832,6 +837,7 @@ public final class OpenAiServer implements AutoCloseable {
           try {
             opened.close();
           } catch (RuntimeException | Error e) {
+            JvmFailure.passIfFailing(e);
             LOG.warn("closing the request scope failed; ignored", e);
           }
         }
@@ -875,12 +881,16 @@ public final class OpenAiServer implements AutoCloseable {
      * written out). Contained for an {@code Error} too (the application's tracing class missing at
      * run time, an assertion): thrown out of {@code open}, it escaped before the answer was counted
      * out, leaving the request in flight for good and a drain unfinished; out of {@code status}, it
-     * turned a served reply into a 500.
+     * turned a served reply into a 500. Save the JVM failing ({@link JvmFailure}: an {@code
+     * OutOfMemoryError}, not a stack overflow), which passes here as it passes the steward's
+     * listeners and the router: the answer it breaks is a 500 if nothing was sent yet, and the
+     * request is counted out all the same.
      */
     private static void tell(RequestScope.Opened opened, int status) {
       try {
         opened.status(status);
       } catch (RuntimeException | Error e) {
+        JvmFailure.passIfFailing(e);
         LOG.warn("the request scope refused the status; ignored", e);
       }
     }
@@ -929,6 +939,7 @@ public final class OpenAiServer implements AutoCloseable {
       try {
         return scope.get().open(method, path, name -> request.getHeaders().get(name));
       } catch (RuntimeException | Error e) {
+        JvmFailure.passIfFailing(e);
         LOG.warn("opening the request scope failed; answering without it", e);
         return null;
       }
