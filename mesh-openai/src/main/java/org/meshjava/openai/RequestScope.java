@@ -13,6 +13,11 @@ import org.jspecify.annotations.Nullable;
  * traceparent}, so every serve made for the request is part of the caller's trace). The binding
  * itself knows nothing of tracing; with no scope set, nothing is opened.
  *
+ * <p>Jetty's own refusals of a {@code /v1/} request are scoped too (the size limit's 413, a chunked
+ * body whose framing breaks, a head too large): opened, told their status and closed on the thread
+ * that writes them. A request refused before its request line could be read has no path and is not
+ * scoped.
+ *
  * <p>Implementations are thread-safe; each opened scope is used by one thread. What an
  * implementation throws, an {@code Error} included, is logged and the request answered without it;
  * save the JVM failing (a {@link VirtualMachineError} other than a {@link StackOverflowError}, such
