@@ -80,21 +80,9 @@ class RequestScopeLifetimeTest {
    */
   @Test
   void theJvmFailingInTheScope_passesOn_answered500_andCountedOut() throws Exception {
-    RequestScope opening =
-        (method, path, header) -> {
-          throw new OutOfMemoryError("Java heap space");
-        };
+    RequestScope opening = ThrowingScopes.opening(() -> new OutOfMemoryError("Java heap space"));
     RequestScope telling =
-        (method, path, header) ->
-            new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                throw new OutOfMemoryError("Java heap space");
-              }
-
-              @Override
-              public void close() {}
-            };
+        ThrowingScopes.telling(() -> new OutOfMemoryError("Java heap space"), null);
     for (RequestScope scope : List.of(opening, telling)) {
       try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
         f.post("/v1/chat/completions", Fixture.chat("hi")).error(500, "internal_error");
@@ -106,10 +94,7 @@ class RequestScopeLifetimeTest {
   /** A stack overflow is the scope's own recursion, unwound when caught: ignored as before. */
   @Test
   void aStackOverflowInTheScope_isIgnored_theRequestServed() throws Exception {
-    RequestScope scope =
-        (method, path, header) -> {
-          throw new StackOverflowError();
-        };
+    RequestScope scope = ThrowingScopes.opening(StackOverflowError::new);
     try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
       assertThat(f.post("/v1/chat/completions", Fixture.chat("hi")).status()).isEqualTo(200);
     }
