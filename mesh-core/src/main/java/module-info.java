@@ -58,6 +58,7 @@ module org.meshjava.core {
       org.meshjava.energy,
       org.meshjava.journal,
       org.meshjava.steward,
+      org.meshjava.openai,
       org.meshjava.cli;
   exports org.meshjava.core.weights;
 }

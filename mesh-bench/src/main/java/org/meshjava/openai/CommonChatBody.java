@@ -191,8 +191,15 @@ record CommonChatBody(
         case "logprobs" -> {
           return t == JsonToken.VALUE_NULL || t == JsonToken.VALUE_FALSE;
         }
-        // Sampling settings are the backend's own and not read by either path (SPEC.md 70).
-        case "temperature", "top_p", "frequency_penalty", "presence_penalty", "user" -> {
+        // Sampling settings are the backend's own (SPEC.md 70); the tree path checks only that
+        // temperature and top_p are numbers in OpenAI's range (DecimalField).
+        case "temperature" -> {
+          return t == JsonToken.VALUE_NULL || inRange(p, t, 2);
+        }
+        case "top_p" -> {
+          return t == JsonToken.VALUE_NULL || inRange(p, t, 1);
+        }
+        case "frequency_penalty", "presence_penalty", "user" -> {
           p.skipChildren();
           return true;
         }
@@ -200,6 +207,15 @@ record CommonChatBody(
           return false;
         }
       }
+    }
+
+    /** Whether the current token is a number from 0 to {@code max}. */
+    private static boolean inRange(JsonParser p, JsonToken t, int max) throws IOException {
+      if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+        return false;
+      }
+      double d = p.getDoubleValue();
+      return d >= 0 && d <= max;
     }
 
     /**

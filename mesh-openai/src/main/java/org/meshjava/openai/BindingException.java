@@ -47,11 +47,22 @@ public final class BindingException extends ReasonedException {
   }
 
   private final transient @Nullable String param;
+  private final String code;
 
   /** Creates the exception; {@code param} names the offending field, when there is one. */
   public BindingException(Reason reason, @Nullable String param, String detail) {
+    this(reason, param, detail, reason.name().toLowerCase(java.util.Locale.ROOT));
+  }
+
+  /**
+   * Creates the exception with the wire {@code code} OpenAI's API gives the same fault (such as
+   * {@code integer_below_min_value} or {@code invalid_type} for an {@link Reason#INVALID_FIELD}),
+   * so that a client written for that API reads the refusal as it would read OpenAI's.
+   */
+  public BindingException(Reason reason, @Nullable String param, String detail, String code) {
     super(reason, detail, detail);
     this.param = param;
+    this.code = java.util.Objects.requireNonNull(code, "code");
   }
 
   /** Why. */
@@ -65,8 +76,13 @@ public final class BindingException extends ReasonedException {
     return Optional.ofNullable(param);
   }
 
-  /** The error {@code code} on the wire: the reason in lower case. */
+  /**
+   * The error {@code code} on the wire: the reason in lower case, or the code OpenAI's API gives
+   * the same fault where it names one (a field of the wrong JSON type is {@code invalid_type}, one
+   * out of its range {@code integer_below_min_value}, {@code decimal_above_max_value} and the like;
+   * SPEC.md section 70).
+   */
   public String code() {
-    return reason().name().toLowerCase(java.util.Locale.ROOT);
+    return code;
   }
 }

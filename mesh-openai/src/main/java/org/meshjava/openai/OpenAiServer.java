@@ -37,6 +37,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.Setting;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
@@ -810,12 +811,18 @@ public final class OpenAiServer implements AutoCloseable {
     private void answer(Request request, Response response, Callback done, Supplier<Reply> decide) {
       String method = request.getMethod();
       String path = Request.getPathInContext(request);
+      // Jetty's error handler, which writes the 500 of a failed answer, leaves its scope to this.
+      request.setAttribute(SCOPED, true);
       // Counted until the answer is written, so that a drain waits for it to reach the client.
       operations.entered();
       Callback callback = Callback.from(done, operations::left);
-      RequestScope.@Nullable Opened opened = open(method, path, request);
-      ScopeStatus told = new ScopeStatus(opened);
+      RequestScope.@Nullable Opened opened = null;
+      ScopeStatus told = new ScopeStatus(null);
       try {
+        // Inside the try: the JVM failing in the scope's open passes on as a failure of this
+        // answer (500), counted out as any other.
+        opened = openScope(method, path, request);
+        told = new ScopeStatus(opened);
         Reply reply = decide.get();
         if (operations.draining()) {
           // This server is about to stop: the client's next request, a resend of a 503
@@ -832,6 +839,7 @@ public final class OpenAiServer implements AutoCloseable {
           try {
             opened.close();
           } catch (RuntimeException | Error e) {
+            JvmFailure.passIfFailing(e);
             LOG.warn("closing the request scope failed; ignored", e);
           }
         }
@@ -870,17 +878,21 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * Tells the scope the status sent, contained like {@link #open} and the scope's close: a reply
-     * not written would keep what it holds (a stream keeps its serve's concurrency slot until it is
-     * written out). Contained for an {@code Error} too (the application's tracing class missing at
-     * run time, an assertion): thrown out of {@code open}, it escaped before the answer was counted
-     * out, leaving the request in flight for good and a drain unfinished; out of {@code status}, it
-     * turned a served reply into a 500.
+     * Tells the scope the status sent, contained like {@link OpenAiServer#openScope} and the
+     * scope's close: a reply not written would keep what it holds (a stream keeps its serve's
+     * concurrency slot until it is written out). Contained for an {@code Error} too (the
+     * application's tracing class missing at run time, an assertion): thrown out of {@code open},
+     * it escaped before the answer was counted out, leaving the request in flight for good and a
+     * drain unfinished; out of {@code status}, it turned a served reply into a 500. Save the JVM
+     * failing ({@link JvmFailure}: an {@code OutOfMemoryError}, not a stack overflow), which passes
+     * here as it passes the steward's listeners and the router: the answer it breaks is a 500 if
+     * nothing was sent yet, and the request is counted out all the same.
      */
     private static void tell(RequestScope.Opened opened, int status) {
       try {
         opened.status(status);
       } catch (RuntimeException | Error e) {
+        JvmFailure.passIfFailing(e);
         LOG.warn("the request scope refused the status; ignored", e);
       }
     }
@@ -921,19 +933,6 @@ public final class OpenAiServer implements AutoCloseable {
       return Optional.empty();
     }
 
-    /** Opens the application's scope around a {@code /v1/} request, if one is set. */
-    private RequestScope.@Nullable Opened open(String method, String path, Request request) {
-      if (scope.isEmpty() || !path.startsWith("/v1/")) {
-        return null;
-      }
-      try {
-        return scope.get().open(method, path, name -> request.getHeaders().get(name));
-      } catch (RuntimeException | Error e) {
-        LOG.warn("opening the request scope failed; answering without it", e);
-        return null;
-      }
-    }
-
     /**
      * Answers {@code reply} and closes the connection: a body that did not arrive in time (408) or
      * that the server had no room to hold (429). Inside the request's scope as every other answer
@@ -944,6 +943,23 @@ public final class OpenAiServer implements AutoCloseable {
       answer(response.getRequest(), response, callback, () -> reply);
     }
   }
+
+  /** Opens the application's scope around a {@code /v1/} request, if one is set. */
+  private RequestScope.@Nullable Opened openScope(String method, String path, Request request) {
+    if (scope.isEmpty() || !path.startsWith("/v1/")) {
+      return null;
+    }
+    try {
+      return scope.get().open(method, path, name -> request.getHeaders().get(name));
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      LOG.warn("opening the request scope failed; answering without it", e);
+      return null;
+    }
+  }
+
+  /** The request attribute that says {@link Api#answer} holds the request's scope. */
+  private static final String SCOPED = "org.meshjava.openai.scoped";
 
   /** Where no request scope is told the status sent. */
   private static void notTold(int status) {}
@@ -1086,7 +1102,7 @@ public final class OpenAiServer implements AutoCloseable {
    * an HTTP/2 preface) in OpenAI's shape too; the size limit's 413 carries its own code, {@code
    * body_too_large}, and the 426 says which protocol is spoken.
    */
-  private static final class JsonErrors extends ErrorHandler {
+  private final class JsonErrors extends ErrorHandler {
     private final long maxBodyBytes;
     private final int headerBytes;
 
@@ -1105,8 +1121,52 @@ public final class OpenAiServer implements AutoCloseable {
       return true;
     }
 
+    /**
+     * Jetty's own refusals inside the request scope: the size limit's 413, a body whose chunked
+     * framing breaks (400), a head over the size limit (431), each on a {@code /v1/} path that
+     * never reached {@link Api#answer}, so that an operator counting answers by status counts these
+     * too. A request {@code answer} took is scoped there already (its 500 included); one refused
+     * before its request line was read has no path, and no scope.
+     */
     @Override
     protected void generateResponse(
+        Request request,
+        Response response,
+        int code,
+        String message,
+        Throwable cause,
+        Callback callback) {
+      RequestScope.@Nullable Opened opened =
+          request.getAttribute(SCOPED) == null ? openUnscoped(request) : null;
+      if (opened == null) {
+        refusal(request, response, code, message, cause, callback);
+        return;
+      }
+      try {
+        Api.tell(opened, code);
+        refusal(request, response, code, message, cause, callback);
+      } finally {
+        try {
+          opened.close();
+        } catch (RuntimeException | Error e) {
+          JvmFailure.passIfFailing(e);
+          LOG.warn("closing the request scope failed; ignored", e);
+        }
+      }
+    }
+
+    /** The scope of a request Jetty refused itself, if it has a method and a {@code /v1/} path. */
+    private RequestScope.@Nullable Opened openUnscoped(Request request) {
+      String method = request.getMethod();
+      if (method == null
+          || request.getHttpURI() == null
+          || request.getHttpURI().getPath() == null) {
+        return null;
+      }
+      return openScope(method, request.getHttpURI().getPath(), request);
+    }
+
+    private void refusal(
         Request request,
         Response response,
         int code,

@@ -5,13 +5,24 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Opened around the handling of each request to a {@code /v1/} endpoint, on the thread that answers
- * it, and closed there once the answer is written: where an application puts its tracing (the
- * {@code mesh-metrics} module opens an observation that continues an incoming W3C {@code
+ * it, and closed there once that thread has handed the whole answer to the connection: a streamed
+ * answer once its last event is written (each event is written before the next is made), a whole
+ * answer once its bytes are queued to be written, without waiting for a slow client to read them
+ * (no thread is held for a client that does not read). It is where an application puts its tracing
+ * (the {@code mesh-metrics} module opens an observation that continues an incoming W3C {@code
  * traceparent}, so every serve made for the request is part of the caller's trace). The binding
  * itself knows nothing of tracing; with no scope set, nothing is opened.
  *
+ * <p>Jetty's own refusals of a {@code /v1/} request are scoped too (the size limit's 413, a chunked
+ * body whose framing breaks, a head too large): opened, told their status and closed on the thread
+ * that writes them. A request refused before its request line could be read has no path and is not
+ * scoped.
+ *
  * <p>Implementations are thread-safe; each opened scope is used by one thread. What an
- * implementation throws, an {@code Error} included, is logged and the request answered without it.
+ * implementation throws, an {@code Error} included, is logged and the request answered without it;
+ * save the JVM failing (a {@link VirtualMachineError} other than a {@link StackOverflowError}, such
+ * as an {@link OutOfMemoryError}), which passes on as it does from the steward's listeners: the
+ * request is answered 500 if nothing was sent yet, and still counted out of the server's drain.
  */
 @FunctionalInterface
 public interface RequestScope {

@@ -19,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * tools (a {@code tool_choice} asking for a tool is {@code unsupported} first). Sampling settings
  * ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias}, penalties) stay the
  * backend's own and are not read (SPEC.md, section 70), save that {@code seed} must be a whole
- * number as every integer field must ({@link WholeNumberField}). Stateless.
+ * number as every integer field must ({@link WholeNumberField}), and {@code temperature} and {@code
+ * top_p} a number in OpenAI's range ({@link DecimalField}). A value of the wrong type or outside
+ * OpenAI's range is refused first, with OpenAI's code ({@link FieldRefusal}). Stateless.
  */
 final class UnservedOptions {
   private UnservedOptions() {}
@@ -33,6 +35,7 @@ final class UnservedOptions {
    *     option of the wrong type
    */
   static void check(JsonNode body, GrantedServeRequest.Endpoint endpoint) throws BindingException {
+    checkRanges(body, endpoint);
     refuseUnlessEmpty(body, "tools", "no backend here calls tools");
     refuseChoice(body, "tool_choice", "no backend here calls tools");
     if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
@@ -92,6 +95,34 @@ final class UnservedOptions {
             throw unsupported("include", "log probabilities are not reported");
           }
         }
+      }
+    }
+  }
+
+  /**
+   * Refuses, as OpenAI's API refuses them and before any option is read for what it asks, the
+   * options whose JSON type or range that API fixes: {@code n} 1 to 128, {@code temperature} 0 to
+   * 2, {@code top_p} 0 to 1, {@code top_logprobs} 0 to 20, {@code logprobs} a boolean, and a chat
+   * body's {@code top_logprobs} above 0 without {@code logprobs} true. A body outside them is one
+   * no server of that API serves; answered {@code unsupported} (or served, for the sampling
+   * settings), a client would be told to look for another server when its body is at fault.
+   */
+  private static void checkRanges(JsonNode body, GrantedServeRequest.Endpoint endpoint)
+      throws BindingException {
+    DecimalField.check(body, "temperature", 0, 2);
+    DecimalField.check(body, "top_p", 0, 1);
+    OptionalLong top = WholeNumberField.read(body, "top_logprobs", 0, 20);
+    if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
+      WholeNumberField.read(body, "n", 1, 128);
+      JsonNode logprobs = present(body, "logprobs");
+      if (logprobs != null && !logprobs.isBoolean()) {
+        throw FieldRefusal.invalidType("logprobs", "a boolean", logprobs);
+      }
+      if (top.isPresent() && top.getAsLong() > 0 && !(logprobs != null && logprobs.asBoolean())) {
+        throw new BindingException(
+            BindingException.Reason.INVALID_FIELD,
+            "top_logprobs",
+            "top_logprobs is allowed only beside logprobs true");
       }
     }
   }

@@ -125,7 +125,19 @@ class DerivationBoundsTest {
             .isEqualTo(BindingException.Reason.INVALID_FIELD);
         assertThat(e.param()).contains(field);
         assertThat(e.getMessage())
-            .isEqualTo(field + " must be a whole number from 1 to 4294967295");
+            .isEqualTo(
+                "Invalid '"
+                    + field
+                    + "': integer "
+                    + (bad.equals("4294967296")
+                        ? "above maximum value. Expected a value <= 4294967295"
+                        : "below minimum value. Expected a value >= 1")
+                    + ", but got "
+                    + bad
+                    + " instead.");
+        assertThat(e.code())
+            .isEqualTo(
+                bad.equals("4294967296") ? "integer_above_max_value" : "integer_below_min_value");
       }
     }
     assertThat(
@@ -140,13 +152,12 @@ class DerivationBoundsTest {
   /** The refusal of a decimal tells the caller what to change; of another type, it does not. */
   @Test
   void anIntegerFieldWrittenAsADecimal_isToldToDropThePoint() throws Exception {
-    String hint = ", written without a decimal point or exponent";
-    assertThatThrownBy(() -> WholeNumberField.read(json("{\"n\":1.0}"), "n"))
-        .hasMessage("n must be a whole number of at most 64 bits" + hint);
+    String decimal = "Invalid type for 'n': expected an integer, but got a decimal number instead.";
+    assertThatThrownBy(() -> WholeNumberField.read(json("{\"n\":1.0}"), "n")).hasMessage(decimal);
     assertThatThrownBy(() -> WholeNumberField.read(json("{\"n\":\"1\"}"), "n"))
-        .hasMessage("n must be a whole number of at most 64 bits");
+        .hasMessage("Invalid type for 'n': expected an integer, but got a string instead.");
     assertThatThrownBy(() -> WholeNumberField.read(json("{\"n\":1e0}"), "n", 1, 2))
-        .hasMessage("n must be a whole number from 1 to 2" + hint);
+        .hasMessage(decimal);
     assertThat(WholeNumberField.read(json("{\"n\":null}"), "n")).isEmpty();
   }
 

@@ -706,6 +706,14 @@ class OpenAiJavaSdkTest {
   void documentedRefusals_areTheSdksTypedExceptions_withOurStatusCodeAndParam() {
     refusesChat(NotFoundException.class, 404, "model_not_found", "model", b -> b.model("gpt-4o"));
     refusesChat(BadRequestException.class, 400, "unsupported", "n", b -> b.n(2));
+    // Outside OpenAI's own range: the body's fault, coded as OpenAI codes it (SPEC.md 70).
+    refusesChat(BadRequestException.class, 400, "integer_below_min_value", "n", b -> b.n(0));
+    refusesChat(
+        BadRequestException.class,
+        400,
+        "decimal_above_max_value",
+        "temperature",
+        b -> b.temperature(3.0));
     refusesChat(
         BadRequestException.class,
         400,

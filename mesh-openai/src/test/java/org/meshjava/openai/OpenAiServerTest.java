@@ -478,7 +478,7 @@ class OpenAiServerTest {
     f.post(
             "/v1/chat/completions",
             "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":0}")
-        .error(400, "invalid_field");
+        .error(400, "integer_below_min_value");
     f.post("/v1/responses", "{\"input\":17}").error(400, "invalid_field");
     f.post(
             "/v1/chat/completions",

@@ -197,22 +197,11 @@ class OperationsTest {
   @Test
   void aRequestScopeThatThrowsAnError_isIgnored_theRequestServedAndCountedOut() throws Exception {
     RequestScope opening =
-        (method, path, header) -> {
-          throw new NoClassDefFoundError("io/opentelemetry/api/trace/Span");
-        };
+        ThrowingScopes.opening(() -> new NoClassDefFoundError("io/opentelemetry/api/trace/Span"));
     RequestScope telling =
-        (method, path, header) ->
-            new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                throw new AssertionError("status told twice");
-              }
-
-              @Override
-              public void close() {
-                throw new AssertionError("closed twice");
-              }
-            };
+        ThrowingScopes.telling(
+            () -> new AssertionError("status told twice"),
+            () -> new AssertionError("closed twice"));
     for (RequestScope scope : List.of(opening, telling)) {
       try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
         assertThat(f.post("/v1/chat/completions", Fixture.chat("hi")).status()).isEqualTo(200);

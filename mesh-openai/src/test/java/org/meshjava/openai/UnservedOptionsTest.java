@@ -35,7 +35,6 @@ class UnservedOptionsTest {
             Map.entry("function_call", "{\"name\":\"f\"}"),
             Map.entry("stop", "[\"\\n\"]"),
             Map.entry("logprobs", "true"),
-            Map.entry("top_logprobs", "3"),
             Map.entry("audio", "{\"voice\":\"alloy\",\"format\":\"wav\"}"),
             Map.entry("modalities", "[\"text\",\"audio\"]"),
             // What the Node SDK sends for web_search_options: {} (search with the defaults).
@@ -47,6 +46,12 @@ class UnservedOptionsTest {
       assertThat(e.get("param").asText()).as(option.getKey()).isEqualTo(option.getKey());
       assertThat(e.get("message").asText()).startsWith(option.getKey() + ": ");
     }
+    // top_logprobs above 0 without logprobs true is a body OpenAI refuses (OpenAiParamRangesTest);
+    // with logprobs true, logprobs is the option refused above.
+    ObjectNode top = Fixture.chat("x");
+    top.set("top_logprobs", JSON.readTree("3"));
+    JsonNode e = f.post("/v1/chat/completions", top).error(400, "invalid_field");
+    assertThat(e.get("param").asText()).isEqualTo("top_logprobs");
   }
 
   @Test
