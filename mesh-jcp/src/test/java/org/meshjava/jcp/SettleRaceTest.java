@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Settles and releases racing on one chain (issue 21 item 5). {@link SpendLedger#settle} must
@@ -59,65 +61,63 @@ class SettleRaceTest {
   /** How long a competing call may take to block or finish before the test gives up on it. */
   private static final long COMPETITOR_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-  @Test
-  void aSettleOverlappingAnotherSettle_losesNeitherDebit() throws Exception {
-    for (boolean restored : new boolean[] {false, true}) {
-      InMemorySpendLedger ledger = ledger(restored);
-      Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
-      Reservation second = ledger.reserve(LEAF, nonce(2), LINKS, CEILING);
-      overlap(ledger, () -> ledger.settle(first, 300), () -> ledger.settle(second, 500));
-      assertSpend(ledger, 800, 0, "restored " + restored);
-    }
+  @ParameterizedTest(name = "restored {0}")
+  @ValueSource(booleans = {false, true})
+  void aSettleOverlappingAnotherSettle_losesNeitherDebit(boolean restored) throws Exception {
+    InMemorySpendLedger ledger = ledger(restored);
+    Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
+    Reservation second = ledger.reserve(LEAF, nonce(2), LINKS, CEILING);
+    overlap(ledger, () -> ledger.settle(first, 300), () -> ledger.settle(second, 500));
+    assertSpend(ledger, 800, 0, "restored " + restored);
   }
 
-  @Test
-  void aSettleOverlappingARelease_keepsTheDebitAndReturnsTheReservation() throws Exception {
-    for (boolean restored : new boolean[] {false, true}) {
-      InMemorySpendLedger ledger = ledger(restored);
-      Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
-      Reservation second = ledger.reserve(LEAF, nonce(2), LINKS, CEILING);
-      overlap(ledger, () -> ledger.settle(first, 300), () -> ledger.release(second));
-      assertSpend(ledger, 300, 0, "settle then release, restored " + restored);
-      Reservation third = ledger.reserve(LEAF, nonce(3), LINKS, CEILING);
-      Reservation fourth = ledger.reserve(LEAF, nonce(4), LINKS, CEILING);
-      overlap(ledger, () -> ledger.release(third), () -> ledger.settle(fourth, 500));
-      assertSpend(ledger, 800, 0, "release then settle, restored " + restored);
-    }
+  @ParameterizedTest(name = "restored {0}")
+  @ValueSource(booleans = {false, true})
+  void aSettleOverlappingARelease_keepsTheDebitAndReturnsTheReservation(boolean restored)
+      throws Exception {
+    InMemorySpendLedger ledger = ledger(restored);
+    Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
+    Reservation second = ledger.reserve(LEAF, nonce(2), LINKS, CEILING);
+    overlap(ledger, () -> ledger.settle(first, 300), () -> ledger.release(second));
+    assertSpend(ledger, 300, 0, "settle then release, restored " + restored);
+    Reservation third = ledger.reserve(LEAF, nonce(3), LINKS, CEILING);
+    Reservation fourth = ledger.reserve(LEAF, nonce(4), LINKS, CEILING);
+    overlap(ledger, () -> ledger.release(third), () -> ledger.settle(fourth, 500));
+    assertSpend(ledger, 800, 0, "release then settle, restored " + restored);
   }
 
-  @Test
-  void aSettleOverlappingAReserve_leavesTheNewReservationInPlace() throws Exception {
-    for (boolean restored : new boolean[] {false, true}) {
-      InMemorySpendLedger ledger = ledger(restored);
-      Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
-      AtomicReference<Reservation> second = new AtomicReference<>();
-      overlap(ledger, () -> ledger.settle(first, 300), () -> second.set(reserve(ledger, nonce(2))));
-      assertSpend(ledger, 300, CEILING, "settle then reserve, restored " + restored);
-      overlap(
-          ledger, () -> second.set(reserve(ledger, nonce(3))), () -> ledger.release(second.get()));
-      assertSpend(ledger, 300, CEILING, "reserve then release, restored " + restored);
-    }
+  @ParameterizedTest(name = "restored {0}")
+  @ValueSource(booleans = {false, true})
+  void aSettleOverlappingAReserve_leavesTheNewReservationInPlace(boolean restored)
+      throws Exception {
+    InMemorySpendLedger ledger = ledger(restored);
+    Reservation first = ledger.reserve(LEAF, nonce(1), LINKS, CEILING);
+    AtomicReference<Reservation> second = new AtomicReference<>();
+    overlap(ledger, () -> ledger.settle(first, 300), () -> second.set(reserve(ledger, nonce(2))));
+    assertSpend(ledger, 300, CEILING, "settle then reserve, restored " + restored);
+    overlap(
+        ledger, () -> second.set(reserve(ledger, nonce(3))), () -> ledger.release(second.get()));
+    assertSpend(ledger, 300, CEILING, "reserve then release, restored " + restored);
   }
 
-  @Test
-  void twoReservesOverlappingForTheLastCeiling_admitOnlyOne() throws Exception {
+  @ParameterizedTest(name = "restored {0}")
+  @ValueSource(booleans = {false, true})
+  void twoReservesOverlappingForTheLastCeiling_admitOnlyOne(boolean restored) throws Exception {
     // The leaf holds one and a half ceilings: the second reserve must see the first one's.
     List<LinkBudget> tight =
         List.of(new LinkBudget(ROOT, 5 * CEILING), new LinkBudget(LEAF, 3 * CEILING / 2));
-    for (boolean restored : new boolean[] {false, true}) {
-      InMemorySpendLedger ledger = ledger(restored);
-      AtomicReference<Object> first = new AtomicReference<>();
-      AtomicReference<Object> second = new AtomicReference<>();
-      overlap(
-          ledger,
-          () -> first.set(reserveOrRefusal(ledger, nonce(1), tight)),
-          () -> second.set(reserveOrRefusal(ledger, nonce(2), tight)));
-      assertThat(List.of(first.get(), second.get()))
-          .as("restored %s", restored)
-          .filteredOn(o -> o instanceof Reservation)
-          .hasSize(1);
-      assertThat(ledger.spend(LEAF).reservedUj()).isEqualTo(CEILING);
-    }
+    InMemorySpendLedger ledger = ledger(restored);
+    AtomicReference<Object> first = new AtomicReference<>();
+    AtomicReference<Object> second = new AtomicReference<>();
+    overlap(
+        ledger,
+        () -> first.set(reserveOrRefusal(ledger, nonce(1), tight)),
+        () -> second.set(reserveOrRefusal(ledger, nonce(2), tight)));
+    assertThat(List.of(first.get(), second.get()))
+        .as("restored %s", restored)
+        .filteredOn(o -> o instanceof Reservation)
+        .hasSize(1);
+    assertThat(ledger.spend(LEAF).reservedUj()).isEqualTo(CEILING);
   }
 
   /** A fresh ledger, or one restored from a snapshot holding an account for each link. */
