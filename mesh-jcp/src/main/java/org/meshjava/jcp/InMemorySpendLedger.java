@@ -54,7 +54,24 @@ final class InMemorySpendLedger implements SpendLedger {
 
   private Instant restoredNext = Instant.MAX;
 
+  /**
+   * Run by {@link #reserve}, {@link #settle} and {@link #release} after each has read what it
+   * decides on and before it writes: under the lock, so it changes nothing here. A test sets it
+   * (see {@link #betweenReadAndWrite}) to start a competing call at exactly that point, so a ledger
+   * that let go of the lock there is caught on every run, not only when the scheduler happens to
+   * interleave the two (SettleRaceTest).
+   */
+  private Runnable betweenReadAndWrite = () -> {};
+
   InMemorySpendLedger() {}
+
+  /**
+   * Sets the hook run between each operation's read and its write. Tests only; set before the
+   * ledger is shared, as the field is read without synchronisation of its own.
+   */
+  void betweenReadAndWrite(Runnable hook) {
+    betweenReadAndWrite = Objects.requireNonNull(hook, "hook");
+  }
 
   /** A ledger holding {@code state}; the forgetting queue is rebuilt from the instants in it. */
   InMemorySpendLedger(LedgerState state) {
@@ -169,6 +186,7 @@ final class InMemorySpendLedger implements SpendLedger {
         throw new GrantRefusedException(
             DenialLabel.BUDGET_EXHAUSTED, shortfall(links, remaining, least, amountUj), least);
       }
+      betweenReadAndWrite.run();
       advance(decidedAt);
       spent.put(pair, until);
       if (!until.equals(Instant.MAX)) {
@@ -231,8 +249,12 @@ final class InMemorySpendLedger implements SpendLedger {
       List<LinkSpend> after = new ArrayList<>(reservation.links().size());
       for (LinkBudget l : reservation.links()) {
         Account a = account(l.link());
-        a.reserved -= reservation.amountUj();
-        LinkSpend s = spendOf(l.link(), a).plusDebit(debitUj);
+        LinkSpend s =
+            new LinkSpend(
+                    l.link(), a.debited, a.reserved - reservation.amountUj(), a.debitPastRange)
+                .plusDebit(debitUj);
+        betweenReadAndWrite.run();
+        a.reserved = s.reservedUj();
         a.debited = s.debitedUj();
         a.debitPastRange = s.debitPastRange();
         after.add(s);
@@ -253,7 +275,9 @@ final class InMemorySpendLedger implements SpendLedger {
       close(reservation);
       for (LinkBudget l : reservation.links()) {
         Account a = account(l.link());
-        a.reserved -= reservation.amountUj();
+        long reserved = a.reserved - reservation.amountUj();
+        betweenReadAndWrite.run();
+        a.reserved = reserved;
         forgetIfDone(l.link(), a);
       }
     }

@@ -24,8 +24,15 @@ import org.meshjava.core.DenialLabel;
  * {@link Spec}, a plain sequential reading of SPEC.md 30 §4 step 8, debit and release. The leaf's
  * budget is one and a half ceilings, so two reserves race for the only ceiling, and a settle that
  * debits little gives one back; those are the interleavings that matter. (The harness orders the
- * operations on one nonce, so a nonce presented twice at once is left to the threaded tests.) A
- * small exploration runs by default; a long one behind {@code -Pslow}.
+ * operations on one nonce, so a nonce presented twice at once is left to the threaded tests.)
+ *
+ * <p>Every case runs behind {@code -Pslow}. Planted one at a time in the ledger, a reserve, settle
+ * or release that lets go of its lock between its read and its write, a settle that keeps the
+ * unused ceiling, one that leaves the reservation held and a reservation settled twice were each
+ * caught by a faster default test ({@link SettleRaceTest}'s interleavings at the ledger's seam
+ * between read and write, in milliseconds, or {@link DebitTest}), while the small exploration that
+ * ran by default (17 s of a CI run, a minute at load 20) caught neither the lock let go in settle
+ * nor the one in release.
  */
 @Param(name = "nonce", gen = IntGen.class, conf = "1:3")
 @Param(name = "debit", gen = IntGen.class, conf = "0:1500")
@@ -179,6 +186,7 @@ public class SpendLedgerLinearizabilityTest {
   }
 
   @Test
+  @Tag("slow")
   void reserveSettleRelease_onOneChain_areLinearizable_small() {
     new ModelCheckingOptions()
         .sequentialSpecification(Spec.class)
@@ -245,11 +253,13 @@ public class SpendLedgerLinearizabilityTest {
   }
 
   @Test
+  @Tag("slow")
   void reserve_racingForTheLastCeiling_isLinearizable() {
     reserveRace().check(ReserveRace.class);
   }
 
   @Test
+  @Tag("slow")
   void modelCheck_findsAPlantedCheckThenActRace_inReserve() {
     // A check that cannot fail proves nothing: the same exploration must reject a planted race.
     assertThatThrownBy(() -> reserveRace().check(RacyReserveRace.class))

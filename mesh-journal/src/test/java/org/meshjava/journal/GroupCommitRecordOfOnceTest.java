@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.GroupCommit;
@@ -52,16 +50,7 @@ class GroupCommitRecordOfOnceTest {
 
     first.await();
     // The second record was in the leader's batch: its wait returns, no step left to lead.
-    CompletableFuture<Void> other =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                second.await();
-              } catch (JournalException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    other.get(30, TimeUnit.SECONDS);
+    assertThat(OtherWaiter.await(second)).as("the second waiter's failure").isNull();
 
     assertThat(written).containsExactly(0L, 1L);
     assertThat(commits.refusesAppends()).isEmpty();

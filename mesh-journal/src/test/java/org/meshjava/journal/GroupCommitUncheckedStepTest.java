@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -94,17 +92,7 @@ class GroupCommitUncheckedStepTest {
     }
 
     // The other waiter of the failed batch is refused, never acknowledged.
-    CompletableFuture<Throwable> other =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                second.await();
-                return null;
-              } catch (Throwable t) {
-                return t;
-              }
-            });
-    assertThat(other.get(30, TimeUnit.SECONDS))
+    assertThat(OtherWaiter.await(second))
         .as("the second record of the failed batch was acknowledged")
         .isInstanceOfSatisfying(
             JournalException.class,

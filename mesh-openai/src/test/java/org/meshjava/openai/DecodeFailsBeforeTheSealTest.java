@@ -6,12 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.Recipe;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.Tokenizer;
-import org.meshjava.engine.ReferenceEngine;
 
 /**
  * A backend whose tokenizer cannot decode its output: the steward decodes it before the serve is
@@ -46,16 +42,7 @@ class DecodeFailsBeforeTheSealTest {
   private final Fixture f =
       new Fixture(
           org.meshjava.core.crypto.SigningKey.generate(),
-          b ->
-              b.backend(
-                  ReferenceEngine.builder()
-                      .name("cheap")
-                      .recipe(Recipe.of("cheap-ref"))
-                      .fidelity(Fidelity.F1)
-                      .costProfile(CostProfile.perToken(1))
-                      .workPerToken(1)
-                      .tokenizer(UNDECODABLE)
-                      .build()),
+          b -> b.backend(Fixture.cheapBackend().tokenizer(UNDECODABLE).build()),
           s -> {});
 
   @AfterEach

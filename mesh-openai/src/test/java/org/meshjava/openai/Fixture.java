@@ -85,6 +85,19 @@ final class Fixture implements AutoCloseable {
     }
   }
 
+  /**
+   * A builder for "cheap": a backend cheaper per token than "small" at the same fidelity, so
+   * routing picks it. Tests that give it a tokenizer or wrap it add it with {@code stewardConfig}.
+   */
+  static ReferenceEngine.Builder cheapBackend() {
+    return ReferenceEngine.builder()
+        .name("cheap")
+        .recipe(Recipe.of("cheap-ref"))
+        .fidelity(Fidelity.F1)
+        .costProfile(CostProfile.perToken(1))
+        .workPerToken(1);
+  }
+
   URI uri(String path) {
     return URI.create(server.baseUri().toString().replaceAll("/v1$", "") + path);
   }

@@ -8,11 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.Fidelity;
 import org.meshjava.core.ForwardingEngine;
-import org.meshjava.core.Recipe;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.receipt.MeshReceipt;
 
 /**
@@ -27,14 +23,7 @@ class ModelNamedAsSealedTest {
     volatile boolean broken;
 
     NameBreaks() {
-      super(
-          ReferenceEngine.builder()
-              .name("cheap")
-              .recipe(Recipe.of("cheap-ref"))
-              .fidelity(Fidelity.F1)
-              .costProfile(CostProfile.perToken(1))
-              .workPerToken(1)
-              .build());
+      super(Fixture.cheapBackend().build());
     }
 
     @Override

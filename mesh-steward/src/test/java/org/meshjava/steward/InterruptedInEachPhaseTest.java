@@ -10,9 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.steward.observe.ServeObserver;
 import org.meshjava.steward.observe.ServePhase;
-import org.meshjava.steward.observe.ServeStarted;
 import org.meshjava.steward.observe.StewardListener;
 
 /**
@@ -29,31 +27,22 @@ class InterruptedInEachPhaseTest {
   private final GrantFixture f = new GrantFixture();
   @TempDir Path dir;
 
-  /** Interrupts the serving thread as {@code at} begins; throws from refused() and failed(). */
+  /**
+   * Interrupts the serving thread as {@code at} begins; throws when the serve is refused or failed.
+   */
   private static StewardListener interruptingAt(ServePhase at) {
-    return new StewardListener() {
-      @Override
-      public ServeObserver serveStarted(ServeStarted serve) {
-        return new ServeObserver() {
-          @Override
-          public void phase(ServePhase phase) {
-            if (phase == at) {
-              Thread.currentThread().interrupt();
-            }
+    return new ScriptedListener(
+        phase -> {
+          if (phase == at) {
+            Thread.currentThread().interrupt();
           }
-
-          @Override
-          public void refused(ServeException refusal) {
-            throw new IllegalStateException("listener broke on refused");
+        },
+        outcome -> {
+          if (!outcome.equals("served")) {
+            throw new IllegalStateException("listener broke on " + outcome);
           }
-
-          @Override
-          public void failed(Throwable failure) {
-            throw new IllegalStateException("listener broke on failed");
-          }
-        };
-      }
-    };
+        },
+        () -> {});
   }
 
   @ParameterizedTest

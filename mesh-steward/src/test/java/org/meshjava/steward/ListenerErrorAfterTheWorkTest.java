@@ -8,12 +8,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.steward.observe.ServeObserver;
-import org.meshjava.steward.observe.ServePhase;
-import org.meshjava.steward.observe.ServeStarted;
 import org.meshjava.steward.observe.StewardListener;
 
 /**
@@ -32,44 +28,23 @@ class ListenerErrorAfterTheWorkTest {
 
   /** A listener throwing {@code error} from {@code where}, and noting every outcome it hears. */
   private StewardListener throwing(String where, Error error) {
-    return new StewardListener() {
-      @Override
-      public ServeObserver serveStarted(ServeStarted serve) {
-        return new ServeObserver() {
-          @Override
-          public void phase(ServePhase phase) {
-            if (where.equals(phase.name())) {
-              throw error;
-            }
+    return new ScriptedListener(
+        phase -> {
+          if (where.equals(phase.name())) {
+            throw error;
           }
-
-          @Override
-          public void served(ServeResult result) {
-            heard.add("served");
-            if (where.equals("served")) {
-              throw error;
-            }
+        },
+        outcome -> {
+          heard.add(outcome);
+          if (outcome.equals(where)) {
+            throw error;
           }
-
-          @Override
-          public void refused(ServeException refusal) {
-            heard.add("refused");
+        },
+        () -> {
+          if (where.equals("debited")) {
+            throw error;
           }
-
-          @Override
-          public void failed(Throwable failure) {
-            heard.add("failed");
-          }
-        };
-      }
-
-      @Override
-      public void debited(DebitResult debit) {
-        if (where.equals("debited")) {
-          throw error;
-        }
-      }
-    };
+        });
   }
 
   /** Serves once on a grant; an Error reaching here is made an assertion, not a JVM's end. */
