@@ -46,15 +46,8 @@ class LauncherJavaOptionsRefusedTest {
   /** The JVM is asked once per value: later runs with it start only the command's own JVM. */
   @Test
   void aValueTheJvmTakes_isAskedAboutOnce() throws Exception {
-    Path jdk = LauncherCopy.standInJdk(root);
+    Path jdk = askingJdk();
     Path asked = root.resolve("asked");
-    Files.writeString(
-        jdk.resolve("bin/java"),
-        "#!/usr/bin/env bash\n"
-            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo asked >> '"
-            + asked
-            + "'; done\nexit 0\n",
-        StandardCharsets.UTF_8);
     // The JDK installed well before the check, as a real one is.
     Files.setLastModifiedTime(
         jdk.resolve("release"), FileTime.from(Instant.parse("2025-01-01T00:00:00Z")));
@@ -78,15 +71,8 @@ class LauncherJavaOptionsRefusedTest {
   /** A debugger told to wait (suspend=y) would hold the check: the real run alone starts it. */
   @Test
   void anAgentOrDebugger_isLeftToTheRealRun() throws Exception {
-    Path jdk = LauncherCopy.standInJdk(root);
+    Path jdk = askingJdk();
     Path asked = root.resolve("asked");
-    Files.writeString(
-        jdk.resolve("bin/java"),
-        "#!/usr/bin/env bash\n"
-            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo asked >> '"
-            + asked
-            + "'; done\nexit 0\n",
-        StandardCharsets.UTF_8);
     LauncherCopy.Ran ran =
         LauncherCopy.run(
             root,
@@ -101,5 +87,21 @@ class LauncherJavaOptionsRefusedTest {
             "show");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /**
+   * A stand-in JDK 25 whose {@code java} starts with any option and notes in {@code root/asked}
+   * each time it is asked whether it would ({@code -version}).
+   */
+  private Path askingJdk() throws java.io.IOException {
+    Path jdk = LauncherCopy.standInJdk(root);
+    Files.writeString(
+        jdk.resolve("bin/java"),
+        "#!/usr/bin/env bash\n"
+            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo asked >> '"
+            + root.resolve("asked")
+            + "'; done\nexit 0\n",
+        StandardCharsets.UTF_8);
+    return jdk;
   }
 }
