@@ -153,8 +153,15 @@ public final class Mesh extends CommandGroup {
           if (said instanceof CommandLine.UnmatchedArgumentException u) {
             // picocli's own guess compares letter pairs, so it misses two swapped letters
             // (`--prot` for --port); the configuration keys' nearest-key rule finds those.
+            // The same rule, first, for a mistyped command among the subcommands of where it was
+            // typed: picocli's guess names `serve` for `tset`, and never the launcher's `test`.
+            List<String> command = unknown.isEmpty() ? nearestSubcommands(where, u) : List.of();
             List<String> meant =
-                u.getSuggestions().isEmpty() ? nearestOptions(where, unknown) : u.getSuggestions();
+                !command.isEmpty()
+                    ? command
+                    : u.getSuggestions().isEmpty()
+                        ? nearestOptions(where, unknown)
+                        : u.getSuggestions();
             if (!meant.isEmpty()) {
               what += "; did you mean " + NearestKey.alternatives(meant) + "?";
             }
@@ -334,6 +341,33 @@ public final class Mesh extends CommandGroup {
       NearestKey.of(typed.substring(2), byKey.keySet()).forEach(k -> meant.add(byKey.get(k)));
     }
     return List.copyOf(meant);
+  }
+
+  /**
+   * The launcher's own commands ({@code ./mesh test}, {@code format}, {@code bench}), which the
+   * launcher runs itself and so are no subcommands here, but a mistyped one is meant as one.
+   */
+  private static final List<String> LAUNCHER_COMMANDS = List.of("test", "format", "bench");
+
+  /**
+   * The subcommands of {@code command} that the first word it did not take is nearest to ({@link
+   * NearestKey}), the launcher's own commands among them at the top; none where that word is an
+   * option or the command has no subcommands.
+   */
+  private static List<String> nearestSubcommands(
+      CommandLine command, CommandLine.UnmatchedArgumentException e) {
+    List<String> unmatched = e.getUnmatched();
+    if (command.getSubcommands().isEmpty()
+        || unmatched.isEmpty()
+        || unmatched.getFirst().startsWith("-")) {
+      return List.of();
+    }
+    java.util.Map<String, String> byKey = new java.util.HashMap<>();
+    command.getSubcommands().keySet().forEach(n -> byKey.put(n.replace('-', '_'), n));
+    if (command.getParent() == null) {
+      LAUNCHER_COMMANDS.forEach(n -> byKey.put(n, n));
+    }
+    return NearestKey.of(unmatched.getFirst(), byKey.keySet()).stream().map(byKey::get).toList();
   }
 
   /** {@code text} as a file name, refused if empty. */

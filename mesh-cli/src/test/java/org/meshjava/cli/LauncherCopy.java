@@ -66,12 +66,26 @@ final class LauncherCopy {
    */
   static Ran run(Path root, Map<String, String> inherited, Map<String, String> env, String... args)
       throws IOException, InterruptedException {
+    return runBy("bash", root, inherited, env, args);
+  }
+
+  /**
+   * {@link #run(Path, Map, Map, String...)} with the launcher started by {@code shell} ({@code sh
+   * ./mesh}) rather than by bash.
+   */
+  static Ran runBy(
+      String shell,
+      Path root,
+      Map<String, String> inherited,
+      Map<String, String> env,
+      String... args)
+      throws IOException, InterruptedException {
     Path launcher = root.resolve("mesh");
     if (!Files.exists(launcher)) {
       Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), launcher);
     }
     String[] command = new String[args.length + 2];
-    command[0] = "bash";
+    command[0] = shell;
     command[1] = launcher.toString();
     System.arraycopy(args, 0, command, 2, args.length);
     Path out = root.resolve("out.txt");
@@ -101,6 +115,19 @@ final class LauncherCopy {
   static List<String> javaArguments(
       Path root, Map<String, String> inherited, Map<String, String> env, String... args)
       throws IOException, InterruptedException {
+    Path noted = root.resolve("java-args");
+    Map<String, String> all = new HashMap<>(env);
+    all.putAll(Map.of("JAVA_HOME", standInJdk(root).toString(), "MESH_NO_BUILD", "1"));
+    Ran ran = run(root, inherited, all, args);
+    assertThat(ran.code()).as(ran.out()).isZero();
+    return Files.readAllLines(noted);
+  }
+
+  /**
+   * A stand-in JDK 25 in {@code root/jdk} (made on first use) whose {@code java} writes the
+   * arguments it was started with into {@code root/java-args}; its home is returned.
+   */
+  static Path standInJdk(Path root) throws IOException {
     Path jdk = root.resolve("jdk");
     Path noted = root.resolve("java-args");
     if (!Files.exists(jdk)) {
@@ -115,10 +142,6 @@ final class LauncherCopy {
         assertThat(p.toFile().setExecutable(true)).isTrue();
       }
     }
-    Map<String, String> all = new HashMap<>(env);
-    all.putAll(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1"));
-    Ran ran = run(root, inherited, all, args);
-    assertThat(ran.code()).as(ran.out()).isZero();
-    return Files.readAllLines(noted);
+    return jdk;
   }
 }

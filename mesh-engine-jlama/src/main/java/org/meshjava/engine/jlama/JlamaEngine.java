@@ -85,6 +85,7 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
   private final java.util.Map<Integer, String> pieces;
   private final Tokenizer tokenizer = new ModelTokenizer();
   private final int maxWaiting;
+  private final Runnable beforeEachPass;
 
   /** GPT-2 byte-level code points back to their bytes (the inverse of Jlama's table). */
   private static final java.util.Map<Integer, Integer> BYTE_LEVEL = byteLevel();
@@ -104,6 +105,7 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     super(b.descriptor(Recipe.of(b.dir.getFileName().toString())));
     this.temperature = b.temperature;
     this.maxWaiting = b.maxWaiting;
+    this.beforeEachPass = b.beforeEachPass;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
       this.digest =
@@ -301,6 +303,12 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
   /**
    * Generates token by token, handing each to {@code sink} as it is chosen and stopping when the
    * sink asks; the result is what was generated until then.
+   *
+   * <p>An exception the sink throws is the caller's own, not a failure of the forward pass: it is
+   * passed on as it was thrown. A failure of the JVM in the pass ({@link VirtualMachineError}: out
+   * of memory, a stack overflow) is thrown as itself, also where Jlama's worker threads handed it
+   * back wrapped, so that a caller tells a limit of the JVM from a failed pass. Every other failure
+   * of the pass is {@code INFERENCE_FAILED}.
    */
   @Override
   public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
@@ -337,8 +345,11 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     int max = (int) request.maxTokens();
     int[] out = new int[max];
     int n = 0;
+    // The sink's exception, told apart by identity from what the pass throws around it.
+    Throwable fromSink = null;
     try (KvBufferCache cache = new KvBufferCache(model);
         KvBufferCache.KvBuffer kv = cache.getEphemeralKvBuffer()) {
+      beforeEachPass.run();
       AbstractTensor<?, ?> hidden = model.batchForward(ids, 0, kv);
       int pos = ids.length;
       while (n < max) {
@@ -346,13 +357,21 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
         int next = choose(model.getLogits(last));
         hidden.close();
         out[n++] = next;
-        if (!sink.accept(next) || eos.contains(next) || n == max) {
+        boolean more;
+        try {
+          more = sink.accept(next);
+        } catch (RuntimeException | Error e) {
+          fromSink = e;
+          throw e;
+        }
+        if (!more || eos.contains(next) || n == max) {
           break;
         }
+        beforeEachPass.run();
         hidden = model.forward(next, pos++, kv, Optional.empty());
       }
     } catch (RuntimeException | InternalError e) {
-      if (e instanceof InternalError && !MappedReadFault.in(e)) {
+      if (e == fromSink) {
         throw e;
       }
       throw forwardPassFailed(e);
@@ -369,9 +388,11 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
    * short on disk: not a bug of the engine, and every later serve would fault the same way until
    * the engine is built again over whole files, so the words say that. Jlama runs a pass's matrix
    * work on its own worker threads, so the fault may arrive wrapped in the {@link RuntimeException}
-   * that carried it back; the shared rule ({@link MappedReadFault}) follows the causes.
+   * that carried it back; the shared rule ({@link MappedReadFault}) follows the causes. Any other
+   * failure of the JVM found among the causes is thrown as itself: out of memory on a worker thread
+   * is a limit of this JVM, which a caller (the command line's exit 71) must see as one.
    */
-  static JlamaEngineException forwardPassFailed(Throwable e) {
+  private static JlamaEngineException forwardPassFailed(Throwable e) {
     if (MappedReadFault.in(e)) {
       return new JlamaEngineException(
           JlamaEngineException.Reason.INFERENCE_FAILED,
@@ -379,6 +400,12 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
               + " in place, by cp or a download?): restart it once they are whole, and replace"
               + " them by writing new files beside them and renaming",
           e);
+    }
+    Throwable at = e;
+    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
+      if (at instanceof VirtualMachineError jvm) {
+        throw jvm;
+      }
     }
     return new JlamaEngineException(
         JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
@@ -468,6 +495,7 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
     private int maxWaiting = 4;
     private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
+    private Runnable beforeEachPass = () -> {};
 
     private Builder(Path dir) {
       super("jlama", null, Fidelity.F2, CostProfile.perToken(1_000));
@@ -513,6 +541,16 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     /** Tells {@code progress} how far the weights digest (every byte, at build) has come. */
     public Builder digestProgress(ModelDirectory.Progress progress) {
       digestProgress = Objects.requireNonNull(progress, "progress");
+      return this;
+    }
+
+    /**
+     * Runs {@code hook} on the serving thread just before each forward pass, inside it as far as a
+     * failure goes: a test throws there what Jlama may throw from a pass (a fault its worker
+     * threads hand back wrapped), which no tiny model makes it throw on cue.
+     */
+    Builder beforeEachPass(Runnable hook) {
+      beforeEachPass = Objects.requireNonNull(hook, "hook");
       return this;
     }
 

@@ -1,11 +1,12 @@
 package org.meshjava.engine.jlama;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.engine.jlama.testing.TinyLlama;
@@ -16,6 +17,18 @@ import org.meshjava.engine.jlama.testing.TinyLlama;
  */
 class JlamaWeightsCutShortTest {
   @TempDir Path tmp;
+  @TempDir static Path shared;
+  static InjectedPassFault pass;
+
+  @BeforeAll
+  static void load() throws Exception {
+    pass = new InjectedPassFault(shared.resolve("tiny"));
+  }
+
+  @AfterAll
+  static void close() {
+    pass.close();
+  }
 
   /**
    * Regression: the serve threw "java.lang.InternalError: a fault occurred in an unsafe memory
@@ -48,7 +61,9 @@ class JlamaWeightsCutShortTest {
         new RuntimeException(
             new java.util.concurrent.ExecutionException(
                 new InternalError("a fault occurred in an unsafe memory access operation")));
-    assertThat(JlamaEngine.forwardPassFailed(wrapped))
+    pass.nextPassThrows(wrapped);
+    assertThatThrownBy(() -> pass.engine.serve(JlamaEngineTest.REQUEST, JlamaEngineTest.PROMPT))
+        .isInstanceOf(JlamaEngineException.class)
         .hasMessageContaining("INFERENCE_FAILED")
         .hasMessageContaining("cut short on disk while the engine had them mapped")
         .hasCause(wrapped);
@@ -65,13 +80,16 @@ class JlamaWeightsCutShortTest {
         new StackTraceElement[] {
           new StackTraceElement("java.nio.DirectByteBuffer", "get", "DirectByteBuffer.java", 340)
         });
-    assertThat(JlamaEngine.forwardPassFailed(new RuntimeException(reworded)))
+    pass.nextPassThrows(new RuntimeException(reworded));
+    assertThatThrownBy(() -> pass.engine.serve(JlamaEngineTest.REQUEST, JlamaEngineTest.PROMPT))
         .hasMessageContaining("cut short on disk while the engine had them mapped");
   }
 
   @Test
   void anotherFailureOfThePass_isAFailedForwardPass_namingIt() {
-    assertThat(JlamaEngine.forwardPassFailed(new IllegalStateException("shape mismatch")))
+    pass.nextPassThrows(new IllegalStateException("shape mismatch"));
+    assertThatThrownBy(() -> pass.engine.serve(JlamaEngineTest.REQUEST, JlamaEngineTest.PROMPT))
+        .isInstanceOf(JlamaEngineException.class)
         .hasMessageContaining("INFERENCE_FAILED")
         .hasMessageContaining("forward pass failed: java.lang.IllegalStateException: shape")
         .hasMessageNotContaining("cut short");

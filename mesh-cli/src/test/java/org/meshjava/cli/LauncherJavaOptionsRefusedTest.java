@@ -1,0 +1,107 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An option in {@code MESH_JAVA_OPTS} that the JVM will not start with is refused by the launcher
+ * in one line naming the setting and the JVM's own words for the option, not in the JVM's three
+ * lines, two of which say only that it did not start.
+ */
+class LauncherJavaOptionsRefusedTest {
+  @TempDir Path root;
+
+  /**
+   * Regression: the run printed "Invalid maximum heap size: -Xmxlots", "Error: Could not create the
+   * Java Virtual Machine." and "Error: A fatal exception has occurred. Program will exit.", naming
+   * neither mesh nor MESH_JAVA_OPTS.
+   */
+  @Test
+  void anOptionTheJvmRefuses_isOneLine_namingTheSetting() throws Exception {
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME", System.getProperty("java.home"),
+                "MESH_NO_BUILD", "1",
+                "MESH_JAVA_OPTS", "-Xmx1g -Xmxlots"),
+            "key",
+            "show");
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out().strip().lines())
+        .singleElement()
+        .asString()
+        .startsWith("mesh: the JVM (")
+        .endsWith("will not start with MESH_JAVA_OPTS: Invalid maximum heap size: -Xmxlots");
+  }
+
+  /** The JVM is asked once per value: later runs with it start only the command's own JVM. */
+  @Test
+  void aValueTheJvmTakes_isAskedAboutOnce() throws Exception {
+    Path jdk = askingJdk();
+    Path asked = root.resolve("asked");
+    // The JDK installed well before the check, as a real one is.
+    Files.setLastModifiedTime(
+        jdk.resolve("release"), FileTime.from(Instant.parse("2025-01-01T00:00:00Z")));
+    Files.createDirectories(root.resolve("mesh-cli/target"));
+    Map<String, String> env =
+        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx2g");
+    for (int i = 0; i < 2; i++) {
+      LauncherCopy.Ran ran = LauncherCopy.run(root, env, "key", "show");
+      assertThat(ran.code()).as(ran.out()).isZero();
+    }
+    assertThat(Files.readAllLines(asked)).hasSize(1);
+    // Another value is asked about again.
+    LauncherCopy.run(
+        root,
+        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx3g"),
+        "key",
+        "show");
+    assertThat(Files.readAllLines(asked)).hasSize(2);
+  }
+
+  /** A debugger told to wait (suspend=y) would hold the check: the real run alone starts it. */
+  @Test
+  void anAgentOrDebugger_isLeftToTheRealRun() throws Exception {
+    Path jdk = askingJdk();
+    Path asked = root.resolve("asked");
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME",
+                jdk.toString(),
+                "MESH_NO_BUILD",
+                "1",
+                "MESH_JAVA_OPTS",
+                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590"),
+            "key",
+            "show");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(asked).doesNotExist();
+  }
+
+  /**
+   * A stand-in JDK 25 whose {@code java} starts with any option and notes in {@code root/asked}
+   * each time it is asked whether it would ({@code -version}).
+   */
+  private Path askingJdk() throws java.io.IOException {
+    Path jdk = LauncherCopy.standInJdk(root);
+    Files.writeString(
+        jdk.resolve("bin/java"),
+        "#!/usr/bin/env bash\n"
+            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo asked >> '"
+            + root.resolve("asked")
+            + "'; done\nexit 0\n",
+        StandardCharsets.UTF_8);
+    return jdk;
+  }
+}
