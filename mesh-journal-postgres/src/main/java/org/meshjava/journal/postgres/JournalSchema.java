@@ -191,22 +191,35 @@ final class JournalSchema {
    * database or the role (the usual way to freeze a database for a migration) makes every
    * transaction read-only. The journal makes its tables, raises its epoch and writes its records,
    * and the server refused the first of those only as "cannot execute INSERT in a read-only
-   * transaction", naming neither. The setting is the DBA's, so it is named, not lifted.
+   * transaction", naming neither. The setting is the DBA's, so it is named, not lifted. Asked in a
+   * transaction, as the journal writes: the driver begins each transaction {@code READ ONLY} where
+   * the URL says {@code readOnly=true} and leaves a statement on its own alone, so asked outside
+   * one the journal opened (its epoch raised on its own) and failed at its first batch.
    */
   static void refuseReadOnly(Connection c) throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(false);
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
                 "SELECT pg_catalog.pg_is_in_recovery(),"
                     + " pg_catalog.current_setting('transaction_read_only'),"
                     + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text),"
-                    + " pg_catalog.quote_ident(pg_catalog.current_database()::pg_catalog.text)")) {
+                    + " pg_catalog.quote_ident(pg_catalog.current_database()::pg_catalog.text),"
+                    + " pg_catalog.current_setting('default_transaction_read_only')")) {
       rs.next();
       if (rs.getBoolean(1)) {
         throw new SQLException(
             "the server is a standby (in recovery), which takes no writes, and the journal writes"
                 + " its records and its epoch: point the URL at the primary (a URL naming several"
                 + " hosts takes targetServerType=primary)",
+            READ_ONLY_SQL_TRANSACTION);
+      }
+      if ("on".equals(rs.getString(2)) && !"on".equals(rs.getString(5))) {
+        throw new SQLException(
+            "the driver begins every transaction of the session READ ONLY (the URL's"
+                + " readOnly=true), and the journal writes its records and its epoch: take"
+                + " readOnly out of the URL",
             READ_ONLY_SQL_TRANSACTION);
       }
       if ("on".equals(rs.getString(2))) {
@@ -216,13 +229,20 @@ final class JournalSchema {
                 + rs.getString(4)
                 + " or role "
                 + rs.getString(3)
-                + ", or by the URL's options), and the journal writes its records and its epoch;"
-                + " if the database is not frozen on purpose, ALTER ROLE "
+                + ", or by the URL's options or its readOnly=true), and the journal writes its"
+                + " records and its epoch; if the database is not frozen on purpose, ALTER ROLE "
                 + rs.getString(3)
                 + " SET default_transaction_read_only = off (or ALTER DATABASE "
                 + rs.getString(4)
                 + " RESET default_transaction_read_only)",
             READ_ONLY_SQL_TRANSACTION);
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw rolledBack(c, e);
+    } finally {
+      if (!c.isClosed()) {
+        c.setAutoCommit(autoCommit);
       }
     }
   }

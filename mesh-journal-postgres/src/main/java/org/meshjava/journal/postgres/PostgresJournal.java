@@ -144,7 +144,9 @@ public final class PostgresJournal implements Journal {
    *     first bad record, or when its epoch cannot be raised (already the largest {@code bigint}),
    *     {@code MISPLACED} if its owner row is in another schema than the session's, or records that
    *     it was written in another database or cluster (its rows copied here: see {@link #adopt}),
-   *     {@code IO} if the database cannot be reached or refuses
+   *     {@code UNLOCKABLE} if its statements are seen answered by another server process than the
+   *     one that took its lock (a pooling proxy in transaction mode), {@code IO} if the database
+   *     cannot be reached or refuses (a read-only session or standby among the refusals)
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {

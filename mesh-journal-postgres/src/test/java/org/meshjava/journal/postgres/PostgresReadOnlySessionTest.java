@@ -44,4 +44,34 @@ class PostgresReadOnlySessionTest {
     assertThat(save).isNotNull();
     assertThat(save.getMessage()).contains("default_transaction_read_only is on");
   }
+
+  /**
+   * The URL's {@code readOnly=true} (a read replica's settings copied): the driver begins every
+   * transaction {@code READ ONLY} and leaves a statement on its own alone, so the raise of the
+   * epoch went through, the journal opened, and its first batch failed it, "cannot execute INSERT
+   * in a read-only transaction". Refused at opening and at a save, naming the parameter.
+   */
+  @Test
+  void aUrlAskingForAReadOnlyConnection_isRefusedAtOpeningAndAtASave_namingIt() throws Exception {
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(PostgresJournalTest.location(), name)) {
+      j.append(PostgresJournalTest.authorised(0)); // the tables made, the journal begun
+    }
+    PostgresLocation readOnly =
+        PostgresLocation.parse(
+            PostgresJournalTest.server.url(PostgresJournalTest.database) + "?readOnly=true");
+    JournalException opening =
+        catchThrowableOfType(
+            JournalException.class, () -> PostgresJournal.open(readOnly, name).close());
+    assertThat(opening).as("the opening").isNotNull();
+    assertThat(opening.reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(opening.getMessage()).contains("readOnly=true");
+
+    SnapshotException save =
+        catchThrowableOfType(
+            SnapshotException.class,
+            () -> PostgresSnapshotStore.of(readOnly, name).save(PostgresSnapshotStoreTest.at(1)));
+    assertThat(save).as("the save").isNotNull();
+    assertThat(save.getMessage()).contains("readOnly=true");
+  }
 }
