@@ -1,12 +1,14 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
@@ -67,6 +69,33 @@ class OffKeeperCutShortTest {
             .isInstanceOf(LogException.class);
         assertThat(((LogException) thrown).reason()).isEqualTo(LogException.Reason.UNREADABLE);
       }
+    }
+  }
+
+  /**
+   * Regression: taking a new snapshot's ids compares their last with the one the index holds, read
+   * from the earlier snapshot's mapped file; that file cut short, the comparison threw
+   * "java.lang.InternalError: a fault occurred in an unsafe memory access operation" out of the
+   * keeper, and on a steward's close out of {@code Steward.close}, before the journal was closed.
+   */
+  @Test
+  void takingNewIdsOverAFileCutShort_isRefusedUnreadable_andTakesNothing() throws Exception {
+    Path file = Files.write(tmp.resolve("ids"), new byte[IDS * ContentId.LENGTH]);
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      MappedByteBuffer mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size());
+      LogKeeper.Off keeper = new LogKeeper.Off(new SealedIndex(ReceiptIds.over(0, mapped), IDS));
+      ReceiptIds next = ReceiptIds.of(0, new byte[IDS * ContentId.LENGTH]);
+      ch.truncate(0);
+
+      Throwable thrown = catchThrowable(() -> keeper.adopt(next, Optional.empty()));
+      assertThat(thrown).isInstanceOf(LogException.class);
+      assertThat(((LogException) thrown).reason()).isEqualTo(LogException.Reason.UNREADABLE);
+      assertThat(thrown.getMessage()).contains("cut short").contains("restart");
+      // Marked unreadable: the next look-up, and the next adoption, are refused before any read.
+      LogSnapshotCutShortTest.assertUnreadable(
+          () -> keeper.holds(0, ContentId.fromDigest(new byte[ContentId.LENGTH])));
+      LogSnapshotCutShortTest.assertUnreadable(() -> keeper.adopt(next, Optional.empty()));
     }
   }
 }
