@@ -150,12 +150,17 @@ sealed class LogKeeper permits LogKeeper.Off {
           MappedReadFault.deliverPending(); // as in read(): a fault held back is thrown here
         }
       } catch (InternalError e) {
-        throw super.unreadableAfter(
-            "the witness's index of sealed receipts cannot be read: the snapshot file its envelope"
-                + " ids are read from was cut short while the steward ran (",
-            "), so it answers no witness until a restart",
-            e);
+        throw cutShort(e);
       }
+    }
+
+    /** For a fault reading the index's mapped ids: marks it unreadable, the refusal to throw. */
+    private LogException cutShort(InternalError fault) {
+      return super.unreadableAfter(
+          "the witness's index of sealed receipts cannot be read: the snapshot file its envelope"
+              + " ids are read from was cut short while the steward ran (",
+          "), so it answers no witness until a restart",
+          fault);
     }
 
     @Override
@@ -171,10 +176,27 @@ sealed class LogKeeper permits LogKeeper.Off {
       return 0;
     }
 
+    /**
+     * As the log's {@link LogKeeper#adopt}: the index checks the new ids against the last one it
+     * holds, which it may read from the earlier snapshot's mapped file, so a file cut short there
+     * is refused {@code UNREADABLE} and the index marked unreadable (compiled, the check may have
+     * taken the ids from the garbage the read gave before the fault is thrown, but no look-up reads
+     * the index again), not thrown as a raw {@link InternalError} out of the snapshotter's
+     * read-back or the steward's close.
+     */
     @Override
-    boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
-      // The index's saved ids are one list, replaced whole: taking these drops the earlier ones.
-      return recorded.adopt(saved);
+    boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) throws LogException {
+      super.requireReadable();
+      try {
+        try {
+          // The index's saved ids are one list, replaced whole: taking these drops the earlier.
+          return recorded.adopt(saved);
+        } finally {
+          MappedReadFault.deliverPending(); // as in read(): a fault held back is thrown here
+        }
+      } catch (InternalError e) {
+        throw cutShort(e);
+      }
     }
 
     @Override

@@ -425,14 +425,21 @@ final class Snapshotter implements AutoCloseable {
    */
   private void keeperToCollectedMapping() {
     try {
-      java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
-      if (file.isPresent()) {
-        Snapshot last =
-            Snapshot.open(file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
-        if (keeper.adopt(last.state().receipts(), last.tree())) {
-          keeperReads = null;
-          return;
+      try {
+        java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
+        if (file.isPresent()) {
+          Snapshot last =
+              Snapshot.open(
+                  file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+          if (keeper.adopt(last.state().receipts(), last.tree())) {
+            keeperReads = null;
+            return;
+          }
         }
+      } finally {
+        // The file just mapped may be cut short as it is read (rewritten in place): its fault,
+        // held back by compiled code, is thrown here, inside the catch below.
+        org.meshjava.journal.MappedReadFault.deliverPending();
       }
       LOG.warn(
           "the latest journal snapshot in {} does not match the transparency log on close; the one"
@@ -445,7 +452,12 @@ final class Snapshotter implements AutoCloseable {
               + " read back before stays mapped until the process ends",
           e.reason(),
           e.getMessage());
-    } catch (SnapshotException | RuntimeException e) {
+    } catch (SnapshotException | RuntimeException | InternalError e) {
+      // A file cut short as it is read faults (SPEC.md §60.8): the close must still go on to
+      // close the journal and let it go, so that fault is warned of, as a failed read is.
+      if (e instanceof InternalError other && !org.meshjava.journal.MappedReadFault.in(other)) {
+        throw other;
+      }
       LOG.warn(
           "the latest journal snapshot could not be read on close; the one read back before stays"
               + " mapped until the process ends: {}",

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotHeader;
@@ -73,6 +74,39 @@ class SnapshotterFailureWordsTest {
         .doesNotContain(": null");
   }
 
+  /**
+   * Regression: the latest snapshot file cut short (rewritten in place) while the close read it
+   * again threw "java.lang.InternalError: a fault occurred in an unsafe memory access operation"
+   * out of {@code Steward.close}, before the journal was closed and let go; the close warns and
+   * completes, and the journal can be opened again.
+   */
+  @Test
+  void aCloseWhoseLatestSnapshotIsCutShortAsItReadsIt_warns_andReleasesTheJournal()
+      throws Exception {
+    Store store = new Store(new FileSnapshotStore(Files.createDirectories(dir.resolve("snaps"))));
+    Path journal = dir.resolve("steward.journal");
+    // Enough receipts that the log reads its tree's levels from the snapshot read back, written
+    // without a serve each.
+    try (FileJournal j = FileJournal.openUnsynced(journal)) {
+      for (int i = 0; i < LogSnapshotCutShortTest.RECEIPTS; i++) {
+        j.append(new JournalEntry.Sealed(i, LogSnapshotCutShortTest.envelope(i)));
+      }
+    }
+    Steward s = f.steward(FileJournal.open(journal)).snapshots(store).snapshotEvery(0).build();
+    String log;
+    try {
+      s.snapshot();
+      serve(s, 1);
+      store.bufferCutIn = dir;
+    } finally {
+      log = logOf(s::close);
+    }
+    assertThat(log).contains("could not be read on close; the one read back before stays mapped");
+    try (Steward again = f.steward(FileJournal.open(journal)).build()) {
+      assertThat(again.unresolved()).isEmpty();
+    }
+  }
+
   private static void serve(Steward s, int n) throws Exception {
     for (int i = 0; i < n; i++) {
       ServeRequest req = GrantFixture.request("words " + i, 1, 30_000);
@@ -104,6 +138,9 @@ class SnapshotterFailureWordsTest {
     volatile boolean mappingFails;
     volatile boolean bufferFails;
 
+    /** When set, the latest snapshot in its {@code snaps} is cut short once mapped for a read. */
+    volatile @org.jspecify.annotations.Nullable Path bufferCutIn;
+
     Store(SnapshotStore inner) {
       this.inner = inner;
     }
@@ -128,7 +165,16 @@ class SnapshotterFailureWordsTest {
       if (bufferFails) {
         throw new IllegalStateException();
       }
-      return inner.latestBuffer();
+      Optional<ByteBuffer> mapped = inner.latestBuffer();
+      Path cut = bufferCutIn;
+      if (cut != null) {
+        try {
+          SnapshotCutShortWhileServingTest.cutLatestSnapshot(cut);
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }
+      return mapped;
     }
 
     @Override
