@@ -2,7 +2,12 @@ package org.meshjava.jcp;
 
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.cbor.CborArray;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborTag;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 
 /**
@@ -23,12 +28,16 @@ import org.meshjava.core.cbor.CborValue;
  * this holds.
  *
  * <p>Bounded so hostile input cannot grow it: at most {@value #LIMIT} envelopes of at most {@value
- * #MAX_ENCODED} bytes each, cleared when full (a steward serves a handful of chains; a flood of
- * distinct ones only costs the decode this saves). It holds one envelope per hash code, the latest:
- * a value's hash code is a fixed formula over bytes the client chooses (a signature the gate has
- * not yet checked, for one), so a map keyed by the values themselves let a client park hundreds of
- * envelopes on one hash code and make every lookup of it compare against each of them (milliseconds
- * a link, where a decode takes tens of microseconds). Thread-safe.
+ * #MAX_ENCODED} bytes and {@value #MAX_ITEMS} CBOR items each, cleared when full (a steward serves
+ * a handful of chains; a flood of distinct ones only costs the decode this saves). The item bound
+ * is what bounds memory: an envelope is held as its decoded value and grant, some tens of bytes of
+ * heap for every item, and an item can be one byte of input (an empty map in an unknown caveat,
+ * which no signature check has yet refused), so 2 KB of input could hold over 100 KB. It holds one
+ * envelope per hash code, the latest: a value's hash code is a fixed formula over bytes the client
+ * chooses (a signature the gate has not yet checked, for one), so a map keyed by the values
+ * themselves let a client park hundreds of envelopes on one hash code and make every lookup of it
+ * compare against each of them (milliseconds a link, where a decode takes tens of microseconds).
+ * Thread-safe.
  */
 final class DecodedEnvelopes {
   /** The most envelopes held. */
@@ -38,6 +47,13 @@ final class DecodedEnvelopes {
   static final int MAX_ENCODED = 2048;
 
   private static final ConcurrentHashMap<Integer, Held> DECODED = new ConcurrentHashMap<>();
+
+  /**
+   * The most CBOR items (maps, arrays and the keys, values and elements in them) in an envelope
+   * kept. A link of a typical chain has about 30; one naming as many resources as {@link
+   * #MAX_ENCODED} lets in stays under this too ({@code DecodedEnvelopesTest}).
+   */
+  static final int MAX_ITEMS = 96;
 
   /** An envelope's value and what it decoded to. */
   private record Held(CborValue value, SignedGrant decoded) {}
@@ -55,13 +71,42 @@ final class DecodedEnvelopes {
 
   /** Keeps {@code decoded}, which was read from {@code value}, if it is small enough. */
   static void put(CborValue value, SignedGrant decoded) {
-    if (decoded.encodedLength() > MAX_ENCODED) {
+    if (decoded.encodedLength() > MAX_ENCODED || itemsLeft(value, MAX_ITEMS) < 0) {
       return;
     }
     if (DECODED.size() >= LIMIT) {
       DECODED.clear();
     }
     DECODED.put(value.hashCode(), new Held(value, decoded));
+  }
+
+  /**
+   * {@code left} less the number of items in {@code value}; the count stops once it is below zero,
+   * so a large value costs no more than {@code left} steps.
+   */
+  private static int itemsLeft(CborValue value, int left) {
+    int rest = left - 1;
+    switch (value) {
+      case CborArray a -> {
+        for (CborValue item : a.items()) {
+          if (rest < 0) {
+            return rest;
+          }
+          rest = itemsLeft(item, rest);
+        }
+      }
+      case CborMap m -> {
+        for (CborMap.Entry e : m.entries()) {
+          if (rest < 0) {
+            return rest;
+          }
+          rest = itemsLeft(e.value(), itemsLeft(e.key(), rest));
+        }
+      }
+      case CborTag t -> rest = itemsLeft(t.content(), rest);
+      case CborInt _, CborBytes _, CborText _ -> {}
+    }
+    return rest;
   }
 
   /** How many envelopes are held; for the test that the bound holds. */

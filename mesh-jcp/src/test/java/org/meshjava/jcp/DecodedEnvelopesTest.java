@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborArray;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborValue;
 
 /**
  * Decoding with envelopes already decoded ({@link DecodedEnvelopes}) gives what decoding from
@@ -120,6 +123,58 @@ class DecodedEnvelopesTest {
     assertThat(large.encode().length).isGreaterThan(DecodedEnvelopes.MAX_ENCODED);
     SignedGrant.decode(large.encode());
     assertThat(DecodedEnvelopes.size()).isZero();
+  }
+
+  /**
+   * Regression: an envelope of under 2 KB made of one-byte items (empty maps in an unknown caveat,
+   * decoded before any signature is checked) was kept, and 511 of them held about 60 MB of heap for
+   * as long as the steward ran. One of more than {@link DecodedEnvelopes#MAX_ITEMS} items is
+   * decoded (the same each time) and not kept; the largest envelope of real content that {@link
+   * DecodedEnvelopes#MAX_ENCODED} lets in, a grant naming as many resources as fit, still is.
+   */
+  @Test
+  void anEnvelopeOfManySmallItems_isNotKept_butOneOfAsManyResourcesAsFitIs() throws Exception {
+    List<CborValue> empties = new ArrayList<>();
+    for (int i = 0; i < 4 * DecodedEnvelopes.MAX_ITEMS; i++) {
+      empties.add(CborMap.builder().build());
+    }
+    Caveat junk =
+        Caveat.decode(
+            CborMap.builder()
+                .put(Caveat.KIND_KEY, "x-junk")
+                .put("v", new CborArray(empties))
+                .build()
+                .encode());
+    Grant g =
+        Grant.builder()
+            .issuer(ORG_DID)
+            .subject(CALLER_DID)
+            .budgetUj(1)
+            .window(T0, T_END)
+            .caveat(junk)
+            .build();
+    byte[] many = SignedGrant.of(g, new byte[SignedGrant.SIGNATURE_LENGTH]).encode();
+    assertThat(many.length).isLessThanOrEqualTo(DecodedEnvelopes.MAX_ENCODED);
+
+    SignedGrant first = SignedGrant.decode(many);
+    SignedGrant again = SignedGrant.decode(many);
+
+    assertThat(again).isEqualTo(first).isNotSameAs(first);
+    assertThat(again.encode()).isEqualTo(many);
+    assertThat(DecodedEnvelopes.size()).as("envelopes held").isZero();
+
+    Set<ContentId> ids = new LinkedHashSet<>();
+    SignedGrant fits = unsigned(0, Resources.all());
+    for (int i = 0; ; i++) {
+      ids.add(ContentId.ofBytes(new byte[] {(byte) i}));
+      SignedGrant more = unsigned(0, Resources.only(ids));
+      if (more.encode().length > DecodedEnvelopes.MAX_ENCODED) {
+        break;
+      }
+      fits = more;
+    }
+    assertThat(SignedGrant.decode(fits.encode())).isSameAs(SignedGrant.decode(fits.encode()));
+    assertThat(DecodedEnvelopes.size()).as("envelopes held").isEqualTo(1);
   }
 
   @Test

@@ -10,12 +10,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.internal.JournalChain;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.RecordChain;
@@ -356,5 +360,68 @@ class RecordCodecTest {
     List<RecordChain.Encoded> e = chain.advance(new JournalEntry.Resumed("x"));
     assertThat(chain.next()).isEqualTo(1);
     assertThat(chain.last()).contains(ContentId.ofBytes(e.getFirst().line()));
+  }
+
+  /**
+   * A chain id handed to the encoder (RecordChain hashes the chain once and passes it on) changes
+   * no record's bytes: every line a journal writes, for every entry kind and for authorisations on
+   * two different chains, is what the one-argument encoder writes when it hashes the chain itself;
+   * a {@code Chain} or {@code Authorised} record given its own chain's id, and every other kind
+   * given the id of another chain, encodes to those same bytes.
+   */
+  @Test
+  void aChainIdGivenToTheEncoder_changesNoRecordsBytes_forEveryKind_andEveryChain()
+      throws Exception {
+    JournalHistory h = everything();
+    GrantChain second = JournalHistory.chain(JournalHistory.OTHER, JournalHistory.STEWARD_ID);
+    JournalEntry.Authorised onSecond = JournalHistory.authorised(9);
+    h.append(
+        new JournalEntry.Authorised(
+            Presentation.sign(
+                JournalHistory.OTHER, second, onSecond.request().id(), JournalHistory.nonce(9)),
+            onSecond.request(),
+            Optional.empty(),
+            onSecond.backend(),
+            onSecond.decidedAt()));
+    h.append(JournalHistory.authorised(10));
+    h.suspendOnCheckpoint(0);
+    ContentId secondId = ContentId.ofBytes(second.encode());
+    ContentId firstId = ContentId.ofBytes(JournalHistory.CHAIN.encode());
+    assertThat(secondId).isNotEqualTo(firstId);
+
+    List<JournalRecord> records = h.records();
+    List<byte[]> lines = h.lines();
+    Set<Class<?>> kinds = new HashSet<>();
+    List<ContentId> chainsWritten = new ArrayList<>();
+    for (int i = 0; i < records.size(); i++) {
+      JournalRecord r = records.get(i);
+      kinds.add(r.entry().getClass());
+      String plain = new String(RecordCodec.encode(r), StandardCharsets.UTF_8);
+      assertThat(new String(lines.get(i), StandardCharsets.UTF_8))
+          .as("line %d as written", i)
+          .isEqualTo(plain);
+      assertThat(new String(RecordCodec.encode(r, null), StandardCharsets.UTF_8))
+          .as("record %d, no id given", i)
+          .isEqualTo(plain);
+      Optional<ContentId> own =
+          switch (r.entry()) {
+            case JournalEntry.Chain c -> Optional.of(c.id());
+            case JournalEntry.Authorised a ->
+                Optional.of(ContentId.ofBytes(a.presentation().chain().encode()));
+            default -> Optional.empty();
+          };
+      if (r.entry() instanceof JournalEntry.Chain c) {
+        chainsWritten.add(c.id());
+      }
+      for (ContentId given : own.isPresent() ? List.of(own.get()) : List.of(firstId, secondId)) {
+        assertThat(new String(RecordCodec.encode(r, given), StandardCharsets.UTF_8))
+            .as("record %d (%s), given %s", i, r.entry().getClass().getSimpleName(), given)
+            .isEqualTo(plain);
+      }
+      own.ifPresent(
+          id -> assertThat(plain).as("record %d names its chain", r.seq()).contains(id.hex()));
+    }
+    assertThat(chainsWritten).containsExactly(firstId, secondId);
+    assertThat(kinds).containsExactlyInAnyOrder(JournalEntry.class.getPermittedSubclasses());
   }
 }

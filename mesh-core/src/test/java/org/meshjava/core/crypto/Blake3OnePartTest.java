@@ -1,8 +1,12 @@
 package org.meshjava.core.crypto;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
 import org.bouncycastle.crypto.digests.Blake3Digest;
 import org.bouncycastle.crypto.params.Blake3Parameters;
@@ -49,5 +53,49 @@ class Blake3OnePartTest {
       assertThat(message).as("the message, length %d", len).isEqualTo(Arrays.copyOf(in, len));
     }
     assertThat(key).as("the key").isEqualTo(keyBefore);
+  }
+
+  /**
+   * The keyed one-chunk path reads the key's words itself: keys whose bytes have the top bit set (a
+   * sign-extension slip), all zero (the same as no key), the official vectors' key and bytes
+   * counting up (a word-order slip) all match BouncyCastle's keyed mode at every length to two
+   * chunks.
+   */
+  @Test
+  void keyedHash_matchesBouncyCastle_underKeysOfEveryShape_atEveryLengthToTwoChunks() {
+    byte[] in = Blake3VectorsTest.input(2048);
+    byte[] high = new byte[32];
+    Arrays.fill(high, (byte) 0xFF);
+    byte[] alternating = new byte[32];
+    byte[] counting = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      alternating[i] = (byte) (i % 2 == 0 ? 0x80 : 0x7F);
+      counting[i] = (byte) i;
+    }
+    byte[] official = "whats the Elvish word for friend".getBytes(StandardCharsets.US_ASCII);
+    for (byte[] key : List.of(new byte[32], high, alternating, counting, official)) {
+      for (int len = 0; len <= 2048; len++) {
+        Blake3Digest d = new Blake3Digest(256);
+        d.init(Blake3Parameters.key(key));
+        d.update(in, 0, len);
+        byte[] theirs = new byte[32];
+        d.doFinal(theirs, 0);
+        assertThat(Blake3.keyedHash(key, Arrays.copyOf(in, len)))
+            .as("key %s, length %d", HexFormat.of().formatHex(key), len)
+            .isEqualTo(theirs);
+      }
+    }
+  }
+
+  /** A key that is not 32 bytes is refused on the one-chunk path as on the streaming one. */
+  @Test
+  void keyedHash_refusesAKeyThatIsNot32Bytes_atEveryMessageSize() {
+    for (int keyLen : new int[] {0, 1, 16, 31, 33, 64}) {
+      for (int len : new int[] {0, 1, 64, 1024, 1025}) {
+        assertThatThrownBy(() -> Blake3.keyedHash(new byte[keyLen], new byte[len]))
+            .as("key of %d bytes, message of %d", keyLen, len)
+            .isInstanceOf(IllegalArgumentException.class);
+      }
+    }
   }
 }
