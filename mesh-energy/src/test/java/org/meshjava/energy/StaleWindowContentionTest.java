@@ -25,7 +25,7 @@ import org.meshjava.core.Provenance;
 class StaleWindowContentionTest {
   private static final long MINUTE_MS = 60_000;
   private static final int THREADS = 8;
-  private static final int SERVES = 40;
+  private static final int SERVES = 60;
 
   private final TwoMetersOnePackage pkg = new TwoMetersOnePackage();
   private final FakeClock clock = pkg.clock;
@@ -59,9 +59,11 @@ class StaleWindowContentionTest {
                       // Lost: never closed, for a read to count out after the hour.
                       continue;
                     }
+                    // Held 25 serves of this thread alone, 75 min, so each close is past the hour
+                    // however the threads interleave.
                     held.add(w);
                     clock.advanceMillis(3 * MINUTE_MS + i % 5);
-                    if (held.size() > 3) {
+                    if (held.size() > 24) {
                       MeterWindow old = held.remove(0);
                       if (old.close(0).provenance() == Provenance.Estimator) {
                         estimated.incrementAndGet();
