@@ -192,14 +192,17 @@ record CommonChatBody(
           return t == JsonToken.VALUE_NULL || t == JsonToken.VALUE_FALSE;
         }
         // Sampling settings are the backend's own (SPEC.md 70); the tree path checks only that
-        // temperature and top_p are numbers in OpenAI's range (DecimalField).
+        // temperature, top_p and the penalties are numbers in OpenAI's range (DecimalField).
         case "temperature" -> {
-          return t == JsonToken.VALUE_NULL || inRange(p, t, 2);
+          return t == JsonToken.VALUE_NULL || inRange(p, t, 0, 2);
         }
         case "top_p" -> {
-          return t == JsonToken.VALUE_NULL || inRange(p, t, 1);
+          return t == JsonToken.VALUE_NULL || inRange(p, t, 0, 1);
         }
-        case "frequency_penalty", "presence_penalty", "user" -> {
+        case "frequency_penalty", "presence_penalty" -> {
+          return t == JsonToken.VALUE_NULL || inRange(p, t, -2, 2);
+        }
+        case "user" -> {
           p.skipChildren();
           return true;
         }
@@ -209,13 +212,13 @@ record CommonChatBody(
       }
     }
 
-    /** Whether the current token is a number from 0 to {@code max}. */
-    private static boolean inRange(JsonParser p, JsonToken t, int max) throws IOException {
+    /** Whether the current token is a number from {@code min} to {@code max}. */
+    private static boolean inRange(JsonParser p, JsonToken t, int min, int max) throws IOException {
       if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
         return false;
       }
       double d = p.getDoubleValue();
-      return d >= 0 && d <= max;
+      return d >= min && d <= max;
     }
 
     /**

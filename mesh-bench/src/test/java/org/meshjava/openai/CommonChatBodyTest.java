@@ -54,7 +54,7 @@ class CommonChatBodyTest {
         + "\"max_completion_tokens\":4294967295}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"n\":1,\"seed\":-5,\"logprobs\":false,"
         + "\"temperature\":0.2,\"top_p\":1,\"user\":\"u\",\"presence_penalty\":0,"
-        + "\"frequency_penalty\":{\"odd\":[true]}}",
+        + "\"frequency_penalty\":-2}",
     " {\"messages\" : [ {\"role\":\"user\",\"content\":\"" + "long ".repeat(400) + "\"} ] } \n",
   };
 
@@ -92,6 +92,9 @@ class CommonChatBodyTest {
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"temperature\":-1}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"top_p\":\"1\"}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"top_p\":1.5}",
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"frequency_penalty\":{\"odd\":[true]}}",
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"presence_penalty\":2.5}",
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"frequency_penalty\":-3}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":null}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":\"abcd\"}",
     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"model\":\"\"}",

@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * The reader of a body's number fields that OpenAI's API types as decimals with a range: {@code
- * temperature} (0 to 2) and {@code top_p} (0 to 1). Their values stay the backend's own (SPEC.md
- * section 70: sampling is not read), but a value that API refuses is refused here as it refuses it,
- * so a body served here is never one the API it imitates turns away. Stateless.
+ * temperature} (0 to 2), {@code top_p} (0 to 1), and chat's {@code frequency_penalty} and {@code
+ * presence_penalty} (-2 to 2). Their values stay the backend's own (SPEC.md section 70: sampling is
+ * not read), but a value that API refuses is refused here as it refuses it, so a body served here
+ * is never one the API it imitates turns away. Stateless.
  */
 final class DecimalField {
   private DecimalField() {}

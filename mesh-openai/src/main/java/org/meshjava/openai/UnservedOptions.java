@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * tools (a {@code tool_choice} asking for a tool is {@code unsupported} first). Sampling settings
  * ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias}, penalties) stay the
  * backend's own and are not read (SPEC.md, section 70), save that {@code seed} must be a whole
- * number as every integer field must ({@link WholeNumberField}), and {@code temperature} and {@code
- * top_p} a number in OpenAI's range ({@link DecimalField}). A value of the wrong type or outside
- * OpenAI's range is refused first, with OpenAI's code ({@link FieldRefusal}). Stateless.
+ * number as every integer field must ({@link WholeNumberField}), and {@code temperature}, {@code
+ * top_p} and a chat body's penalties a number in OpenAI's range ({@link DecimalField}). A value of
+ * the wrong type or outside OpenAI's range is refused first, with OpenAI's code ({@link
+ * FieldRefusal}). Stateless.
  */
 final class UnservedOptions {
   private UnservedOptions() {}
@@ -102,10 +103,11 @@ final class UnservedOptions {
   /**
    * Refuses, as OpenAI's API refuses them and before any option is read for what it asks, the
    * options whose JSON type or range that API fixes: {@code n} 1 to 128, {@code temperature} 0 to
-   * 2, {@code top_p} 0 to 1, {@code top_logprobs} 0 to 20, {@code logprobs} a boolean, and a chat
-   * body's {@code top_logprobs} above 0 without {@code logprobs} true. A body outside them is one
-   * no server of that API serves; answered {@code unsupported} (or served, for the sampling
-   * settings), a client would be told to look for another server when its body is at fault.
+   * 2, {@code top_p} 0 to 1, a chat body's {@code frequency_penalty} and {@code presence_penalty}
+   * -2 to 2, {@code top_logprobs} 0 to 20, {@code logprobs} a boolean, and a chat body's {@code
+   * top_logprobs} above 0 without {@code logprobs} true. A body outside them is one no server of
+   * that API serves; answered {@code unsupported} (or served, for the sampling settings), a client
+   * would be told to look for another server when its body is at fault.
    */
   private static void checkRanges(JsonNode body, GrantedServeRequest.Endpoint endpoint)
       throws BindingException {
@@ -114,6 +116,9 @@ final class UnservedOptions {
     OptionalLong top = WholeNumberField.read(body, "top_logprobs", 0, 20);
     if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
       WholeNumberField.read(body, "n", 1, 128);
+      // Chat's own sampling settings (a responses body has no penalties), ranged as OpenAI's.
+      DecimalField.check(body, "frequency_penalty", -2, 2);
+      DecimalField.check(body, "presence_penalty", -2, 2);
       JsonNode logprobs = present(body, "logprobs");
       if (logprobs != null && !logprobs.isBoolean()) {
         throw FieldRefusal.invalidType("logprobs", "a boolean", logprobs);

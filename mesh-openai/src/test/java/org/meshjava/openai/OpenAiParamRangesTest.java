@@ -62,6 +62,22 @@ class OpenAiParamRangesTest {
   }
 
   @Test
+  void chatPenaltiesOutOfRangeOrType_areRefusedNamingTheBound() {
+    for (String field : new String[] {"frequency_penalty", "presence_penalty"}) {
+      refused(chat(field, "2.5"), field, "decimal_above_max_value", "<= 2, but got 2.5");
+      refused(chat(field, "-3"), field, "decimal_below_min_value", ">= -2, but got -3");
+      refused(chat(field, "\"1\""), field, "invalid_type", "expected a decimal");
+      refused(chat(field, "{\"odd\":[true]}"), field, "invalid_type", "but got an object");
+    }
+    ObjectNode edges = Fixture.chat("x");
+    edges.put("frequency_penalty", -2).put("presence_penalty", 2.0);
+    assertThat(F.post("/v1/chat/completions", edges).status()).isEqualTo(200);
+    ObjectNode nulls = Fixture.chat("x");
+    nulls.putNull("frequency_penalty").putNull("presence_penalty");
+    assertThat(F.post("/v1/chat/completions", nulls).status()).isEqualTo(200);
+  }
+
+  @Test
   void logprobsShapes_areOpenAisRefusals() {
     refused(chat("top_logprobs", "21"), "top_logprobs", "integer_above_max_value", "<= 20");
     refused(chat("top_logprobs", "-1"), "top_logprobs", "integer_below_min_value", ">= 0");
