@@ -12,12 +12,17 @@ import org.jspecify.annotations.Nullable;
  * test left on it kept this one from starting at all (a 30 s timeout with the waiter never run).
  * The wait ends on progress, not on a fixed time: only a waiter found parked or blocked for {@link
  * #STALLED_NANOS} without a break fails the test; one that is runnable, however slow a loaded
- * machine makes it, is waited for. The thread is a daemon, so a waiter that hangs ends with the
- * test JVM.
+ * machine makes it, is waited for, up to {@link #LONGEST_NANOS} in all. That ceiling is what ends a
+ * waiter spinning runnable: a written batch left uncounted sends its other waiter to lead again
+ * over an empty queue, round after round, never parked, and without a ceiling the test, and the
+ * suite, never ended. The thread is a daemon, so a waiter that hangs ends with the test JVM.
  */
 final class OtherWaiter {
   /** How long the waiter may sit parked or blocked before the wait is a hang. */
   static final long STALLED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** How long the waiter may take in all, runnable or not, before the wait is a hang. */
+  static final long LONGEST_NANOS = TimeUnit.SECONDS.toNanos(60);
 
   private OtherWaiter() {}
 
@@ -25,9 +30,16 @@ final class OtherWaiter {
    * Awaits {@code pending} on a new thread and returns what its await threw, or null if it
    * returned.
    *
-   * @throws AssertionError if the await waited without progress for {@link #STALLED_NANOS}
+   * @throws AssertionError if the await waited without progress for {@link #STALLED_NANOS}, or had
+   *     not returned after {@link #LONGEST_NANOS}
    */
   static @Nullable Throwable await(Journal.Pending pending) throws InterruptedException {
+    return await(pending, STALLED_NANOS, LONGEST_NANOS);
+  }
+
+  /** {@link #await(Journal.Pending)} with the two bounds given (OtherWaiterTest). */
+  static @Nullable Throwable await(Journal.Pending pending, long stalledNanos, long longestNanos)
+      throws InterruptedException {
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     Thread waiter =
         Thread.ofPlatform()
@@ -41,7 +53,8 @@ final class OtherWaiter {
                     thrown.set(t);
                   }
                 });
-    long stalledSince = System.nanoTime();
+    long started = System.nanoTime();
+    long stalledSince = started;
     while (true) {
       waiter.join(20);
       if (!waiter.isAlive()) {
@@ -50,17 +63,23 @@ final class OtherWaiter {
       Thread.State state = waiter.getState();
       if (state == Thread.State.RUNNABLE || state == Thread.State.NEW) {
         stalledSince = System.nanoTime();
-      } else if (System.nanoTime() - stalledSince > STALLED_NANOS) {
-        StackTraceElement[] stack = waiter.getStackTrace();
-        waiter.interrupt();
-        throw new AssertionError(
-            "the other waiter has been "
-                + state
-                + " without progress for "
-                + TimeUnit.NANOSECONDS.toSeconds(STALLED_NANOS)
-                + " s, at "
-                + Arrays.toString(stack));
+      } else if (System.nanoTime() - stalledSince > stalledNanos) {
+        throw hung(waiter, state + " without progress for " + millis(stalledNanos));
+      }
+      if (System.nanoTime() - started > longestNanos) {
+        throw hung(waiter, "waiting, " + state + " now, for " + millis(longestNanos));
       }
     }
+  }
+
+  private static AssertionError hung(Thread waiter, String how) {
+    StackTraceElement[] stack = waiter.getStackTrace();
+    waiter.interrupt();
+    return new AssertionError(
+        "the other waiter has been " + how + ", at " + Arrays.toString(stack));
+  }
+
+  private static String millis(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(nanos) + " ms";
   }
 }
