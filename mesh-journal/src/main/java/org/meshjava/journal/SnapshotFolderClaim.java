@@ -406,10 +406,12 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   private static SnapshotException cannot(Path dir, Exception e) {
+    // A missing, denied or taken name has no reason, only its path: its words say what it is
+    // (what stands there, for a name taken), as the journal's own refusals do.
     String why =
         e instanceof java.nio.file.FileSystemException f && f.getReason() != null
             ? f.getReason() + " (" + f.getFile() + ")"
-            : FailureWords.of(e);
+            : FailureWords.about(dir, e);
     return new SnapshotException(
         SnapshotException.Reason.IO, "cannot lock snapshot folder " + dir + ": " + why, e);
   }
