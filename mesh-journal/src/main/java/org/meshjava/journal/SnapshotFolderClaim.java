@@ -172,6 +172,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
         // Left by a steward that was killed, or held by one running: the lock says which.
       }
       requireRegular(dir, lockFile);
+      requireOneName(dir, lockFile);
       identity = HeldJournals.identity(lockFile);
     } catch (NoSuchFileException e) {
       return null; // removed between its creation and the stat: try again
@@ -237,6 +238,35 @@ public final class SnapshotFolderClaim implements AutoCloseable {
             + FileKind.describe(lockFile)
             + ", and a lock file must be a regular file, for it is opened read-write to be"
             + " locked; it is left as it is. Remove it, and the next claim makes a file there");
+  }
+
+  /**
+   * Refuses a lock file with more than one name (a hard link), before it is opened: where the other
+   * name is a file this process holds locked (its journal), the JDK refuses the claim's lock as
+   * overlapping, and closing the claim's descriptor then drops every lock this process holds on
+   * that file, the journal's too, so a second steward could open the journal while this one serves.
+   * A claim makes its lock file with one name, so only a hand put another there.
+   *
+   * @throws SnapshotException {@code IO}, naming how many names it has
+   */
+  private static void requireOneName(Path dir, Path lockFile)
+      throws SnapshotException, IOException {
+    Object links;
+    try {
+      links = Files.getAttribute(lockFile, "unix:nlink", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    } catch (UnsupportedOperationException | IllegalArgumentException noLinkCount) {
+      return;
+    }
+    if (links instanceof Integer n && n > 1) {
+      throw lockFileRefusal(
+          dir,
+          lockFile,
+          "has "
+              + n
+              + " names (hard links), and a lock file must have one, for opening and closing"
+              + " another name of a file this process holds locked (its journal) would let that"
+              + " lock go; it is left as it is. Remove it, and the next claim makes a file there");
+    }
   }
 
   /** An {@code IO} refusal of {@code dir} for what is wrong with its lock file. */

@@ -1,0 +1,56 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A snapshot folder's lock file that is another name (a hard link) of the journal its steward
+ * holds. Regression: the claim opened it, the JDK refused its lock as overlapping the journal's,
+ * and the claim closed that descriptor; closing any descriptor of a file drops every lock this
+ * process holds on it, so the journal went on serving unlocked and a second steward, in another
+ * process, opened it. Now a lock file with more than one name is refused before it is opened, and
+ * the journal stays locked.
+ */
+class SnapshotLockFileLinkedToJournalTest {
+  @TempDir Path dir;
+
+  @Test
+  void aLockFileThatIsAHardLinkOfTheHeldJournal_isRefused_andTheJournalStaysLocked()
+      throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path snaps = Files.createDirectory(dir.resolve("snaps"));
+    Path lock = snaps.resolve(SnapshotFolderClaim.LOCK_FILE);
+    try (FileJournal held = FileJournal.open(journal)) {
+      Files.createLink(lock, journal);
+      SnapshotException e =
+          catchThrowableOfType(SnapshotException.class, new FileSnapshotStore(snaps)::claim);
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+      assertThat(e.detail())
+          .isEqualTo(
+              "cannot lock snapshot folder "
+                  + snaps
+                  + ": its lock file "
+                  + lock
+                  + " has 2 names (hard links), and a lock file must have one, for opening and"
+                  + " closing another name of a file this process holds locked (its journal) would"
+                  + " let that lock go; it is left as it is. Remove it, and the next claim makes a"
+                  + " file there");
+      Process other = ChildJvm.start(LockChild.class, journal);
+      try {
+        assertThat(ChildJvm.firstLine(other))
+            .as("another process opening the journal")
+            .isEqualTo("LOCKED");
+      } finally {
+        other.destroyForcibly();
+      }
+      held.append(FileJournalTest.sealed(0));
+    }
+    assertThat(Files.isSameFile(lock, journal)).isTrue();
+  }
+}
