@@ -53,4 +53,33 @@ class SnapshotLockFileLinkedToJournalTest {
     }
     assertThat(Files.isSameFile(lock, journal)).isTrue();
   }
+
+  /**
+   * The same at a save: the lock file swapped for a link of the journal while the folder is held.
+   */
+  @Test
+  void aLockFileSwappedForAHardLinkOfTheJournal_isRefusedAtRenew_andTheJournalStaysLocked()
+      throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path snaps = dir.resolve("snaps");
+    Path lock = snaps.resolve(SnapshotFolderClaim.LOCK_FILE);
+    try (FileJournal held = FileJournal.open(journal);
+        SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
+      Files.delete(lock);
+      Files.createLink(lock, journal);
+      SnapshotException e = catchThrowableOfType(SnapshotException.class, claim::renew);
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+      assertThat(e.detail()).contains(" has 2 names (hard links)");
+      Process other = ChildJvm.start(LockChild.class, journal);
+      try {
+        assertThat(ChildJvm.firstLine(other))
+            .as("another process opening the journal")
+            .isEqualTo("LOCKED");
+      } finally {
+        other.destroyForcibly();
+      }
+      held.append(FileJournalTest.sealed(0));
+    }
+  }
 }
