@@ -172,8 +172,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
         // Left by a steward that was killed, or held by one running: the lock says which.
       }
       requireRegular(dir, lockFile);
-      requireOneName(dir, lockFile);
       identity = HeldJournals.identity(lockFile);
+      requireNotAHeldJournal(dir, lockFile, identity);
     } catch (NoSuchFileException e) {
       return null; // removed between its creation and the stat: try again
     } catch (IOException e) {
@@ -241,31 +241,24 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /**
-   * Refuses a lock file with more than one name (a hard link), before it is opened: where the other
-   * name is a file this process holds locked (its journal), the JDK refuses the claim's lock as
-   * overlapping, and closing the claim's descriptor then drops every lock this process holds on
-   * that file, the journal's too, so a second steward could open the journal while this one serves.
-   * A claim makes its lock file with one name, so only a hand put another there.
+   * Refuses a lock file that is another name (a hard link) of a journal file this process holds,
+   * before it is opened: the JDK would refuse its lock as overlapping the journal's, and closing
+   * the claim's descriptor then drops every lock this process holds on that file, the journal's
+   * too, so a second steward could open the journal while this one serves. (A lock file with other
+   * names that no journal here holds is locked as any: held by another process, it is refused
+   * {@code IN_USE}.)
    *
-   * @throws SnapshotException {@code IO}, naming how many names it has
+   * @throws SnapshotException {@code IO}, saying so
    */
-  private static void requireOneName(Path dir, Path lockFile)
-      throws SnapshotException, IOException {
-    Object links;
-    try {
-      links = Files.getAttribute(lockFile, "unix:nlink", java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    } catch (UnsupportedOperationException | IllegalArgumentException noLinkCount) {
-      return;
-    }
-    if (links instanceof Integer n && n > 1) {
+  private static void requireNotAHeldJournal(Path dir, Path lockFile, Object identity)
+      throws SnapshotException {
+    if (FileJournal.holds(identity)) {
       throw lockFileRefusal(
           dir,
           lockFile,
-          "has "
-              + n
-              + " names (hard links), and a lock file must have one, for opening and closing"
-              + " another name of a file this process holds locked (its journal) would let that"
-              + " lock go; it is left as it is. Remove it, and the next claim makes a file there");
+          "is another name (a hard link) of a journal file this process holds, and opening and"
+              + " closing it would let that journal's lock go; it is left as it is. Remove it, and"
+              + " the next claim makes a file there");
     }
   }
 

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
  * holds. Regression: the claim opened it, the JDK refused its lock as overlapping the journal's,
  * and the claim closed that descriptor; closing any descriptor of a file drops every lock this
  * process holds on it, so the journal went on serving unlocked and a second steward, in another
- * process, opened it. Now a lock file with more than one name is refused before it is opened, and
- * the journal stays locked.
+ * process, opened it. Now a lock file that is a journal this process holds is refused before it is
+ * opened, and the journal stays locked.
  */
 class SnapshotLockFileLinkedToJournalTest {
   @TempDir Path dir;
@@ -37,10 +37,9 @@ class SnapshotLockFileLinkedToJournalTest {
                   + snaps
                   + ": its lock file "
                   + lock
-                  + " has 2 names (hard links), and a lock file must have one, for opening and"
-                  + " closing another name of a file this process holds locked (its journal) would"
-                  + " let that lock go; it is left as it is. Remove it, and the next claim makes a"
-                  + " file there");
+                  + " is another name (a hard link) of a journal file this process holds, and"
+                  + " opening and closing it would let that journal's lock go; it is left as it"
+                  + " is. Remove it, and the next claim makes a file there");
       Process other = ChildJvm.start(LockChild.class, journal);
       try {
         assertThat(ChildJvm.firstLine(other))
@@ -70,7 +69,7 @@ class SnapshotLockFileLinkedToJournalTest {
       SnapshotException e = catchThrowableOfType(SnapshotException.class, claim::renew);
       assertThat(e).isNotNull();
       assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
-      assertThat(e.detail()).contains(" has 2 names (hard links)");
+      assertThat(e.detail()).contains(" is another name (a hard link) of a journal file");
       Process other = ChildJvm.start(LockChild.class, journal);
       try {
         assertThat(ChildJvm.firstLine(other))
@@ -80,6 +79,20 @@ class SnapshotLockFileLinkedToJournalTest {
         other.destroyForcibly();
       }
       held.append(FileJournalTest.sealed(0));
+    }
+  }
+
+  /**
+   * A lock file with another name that is no journal here (a backup made of hard links, say) is
+   * locked as any is: only a journal this process holds is refused.
+   */
+  @Test
+  void aLockFileWithAnotherNameThatIsNoHeldJournal_isClaimed() throws Exception {
+    Path snaps = Files.createDirectory(dir.resolve("snaps"));
+    Path lock = Files.createFile(snaps.resolve(SnapshotFolderClaim.LOCK_FILE));
+    Files.createLink(dir.resolve("backup.lock"), lock);
+    try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
+      assertThat(claim.intact()).isTrue();
     }
   }
 }
