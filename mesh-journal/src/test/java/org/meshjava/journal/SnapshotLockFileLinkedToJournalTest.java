@@ -40,15 +40,7 @@ class SnapshotLockFileLinkedToJournalTest {
                   + " is another name (a hard link) of a journal file this process holds, and"
                   + " opening and closing it would let that journal's lock go; it is left as it"
                   + " is. Remove it, and the next claim makes a file there");
-      Process other = ChildJvm.start(LockChild.class, journal);
-      try {
-        assertThat(ChildJvm.firstLine(other))
-            .as("another process opening the journal")
-            .isEqualTo("LOCKED");
-      } finally {
-        other.destroyForcibly();
-      }
-      held.append(FileJournalTest.sealed(0));
+      assertStillLocked(held, journal);
     }
     assertThat(Files.isSameFile(lock, journal)).isTrue();
   }
@@ -70,15 +62,7 @@ class SnapshotLockFileLinkedToJournalTest {
       assertThat(e).isNotNull();
       assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
       assertThat(e.detail()).contains(" is another name (a hard link) of a journal file");
-      Process other = ChildJvm.start(LockChild.class, journal);
-      try {
-        assertThat(ChildJvm.firstLine(other))
-            .as("another process opening the journal")
-            .isEqualTo("LOCKED");
-      } finally {
-        other.destroyForcibly();
-      }
-      held.append(FileJournalTest.sealed(0));
+      assertStillLocked(held, journal);
     }
   }
 
@@ -94,5 +78,18 @@ class SnapshotLockFileLinkedToJournalTest {
     try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
       assertThat(claim.intact()).isTrue();
     }
+  }
+
+  /** Another process is refused the journal, and its holder still appends. */
+  private static void assertStillLocked(FileJournal held, Path journal) throws Exception {
+    Process other = ChildJvm.start(LockChild.class, journal);
+    try {
+      assertThat(ChildJvm.firstLine(other))
+          .as("another process opening the journal")
+          .isEqualTo("LOCKED");
+    } finally {
+      other.destroyForcibly();
+    }
+    held.append(FileJournalTest.sealed(0));
   }
 }
