@@ -644,6 +644,14 @@ public final class FileJournal implements Journal {
         reason, what + " " + where + ": " + FailureWords.about(where, e), e);
   }
 
+  /**
+   * Whether this process holds (or is opening) the journal file whose identity is {@code identity}:
+   * a snapshot folder's claim must not open another name of it ({@link SnapshotFolderClaim}).
+   */
+  static boolean holds(Object identity) {
+    return HELD.containsKey(identity);
+  }
+
   /** The journal this process holds at the file {@code path} names, if one is open. */
   private static @Nullable FileJournal holder(Path path) throws IOException {
     AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));

@@ -173,6 +173,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
       requireRegular(dir, lockFile);
       identity = HeldJournals.identity(lockFile);
+      requireNotAHeldJournal(dir, lockFile, identity);
     } catch (NoSuchFileException e) {
       return null; // removed between its creation and the stat: try again
     } catch (IOException e) {
@@ -237,6 +238,28 @@ public final class SnapshotFolderClaim implements AutoCloseable {
             + FileKind.describe(lockFile)
             + ", and a lock file must be a regular file, for it is opened read-write to be"
             + " locked; it is left as it is. Remove it, and the next claim makes a file there");
+  }
+
+  /**
+   * Refuses a lock file that is another name (a hard link) of a journal file this process holds,
+   * before it is opened: the JDK would refuse its lock as overlapping the journal's, and closing
+   * the claim's descriptor then drops every lock this process holds on that file, the journal's
+   * too, so a second steward could open the journal while this one serves. (A lock file with other
+   * names that no journal here holds is locked as any: held by another process, it is refused
+   * {@code IN_USE}.)
+   *
+   * @throws SnapshotException {@code IO}, saying so
+   */
+  private static void requireNotAHeldJournal(Path dir, Path lockFile, Object identity)
+      throws SnapshotException {
+    if (FileJournal.holds(identity)) {
+      throw lockFileRefusal(
+          dir,
+          lockFile,
+          "is another name (a hard link) of a journal file this process holds, and opening and"
+              + " closing it would let that journal's lock go; it is left as it is. Remove it, and"
+              + " the next claim makes a file there");
+    }
   }
 
   /** An {@code IO} refusal of {@code dir} for what is wrong with its lock file. */
@@ -406,10 +429,12 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   private static SnapshotException cannot(Path dir, Exception e) {
+    // A missing, denied or taken name has no reason, only its path: its words say what it is
+    // (what stands there, for a name taken), as the journal's own refusals do.
     String why =
         e instanceof java.nio.file.FileSystemException f && f.getReason() != null
             ? f.getReason() + " (" + f.getFile() + ")"
-            : FailureWords.of(e);
+            : FailureWords.about(dir, e);
     return new SnapshotException(
         SnapshotException.Reason.IO, "cannot lock snapshot folder " + dir + ": " + why, e);
   }

@@ -58,6 +58,33 @@ class SnapshotFolderClaimTest {
   }
 
   /**
+   * Regression: a symbolic link left pointing at nothing where the snapshot folder goes was named
+   * by its path alone, "cannot lock snapshot folder /d/snaps: /d/snaps", saying nothing of what was
+   * wrong, where the journal's refusal for the same thing says what is there. Now the claim's
+   * refusal says it too, and leaves the link as it is.
+   */
+  @Test
+  void aLinkToNothingWhereTheFolderGoes_isNamedForWhatItIs() throws Exception {
+    Path nowhere = tmp.resolve("nowhere");
+    Path dangling = Files.createSymbolicLink(tmp.resolve("snaps"), nowhere);
+    assertThatThrownBy(() -> new FileSnapshotStore(dangling).claim())
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e ->
+                assertThat(e.detail())
+                    .isEqualTo(
+                        "cannot lock snapshot folder "
+                            + dangling
+                            + ": "
+                            + dangling
+                            + " exists and is a symbolic link to "
+                            + nowhere
+                            + ", not a folder"));
+    assertThat(Files.isSymbolicLink(dangling)).isTrue();
+    assertThat(nowhere).doesNotExist();
+  }
+
+  /**
    * Regression: a lock on the lock file held in this process by something other than a claim (a
    * tool or a test holding it through a channel of its own) makes the JDK throw an {@code
    * OverlappingFileLockException}, which has no message, and the refusal read "cannot lock snapshot
