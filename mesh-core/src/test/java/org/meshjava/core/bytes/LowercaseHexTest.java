@@ -48,6 +48,34 @@ class LowercaseHexTest {
   }
 
   @Test
+  void onlyPrintableAscii_isQuoted_theControlCharactersAtEitherEndAreNamedByCodePoint() {
+    // '~' (0x7e) is the last printable ASCII character; DEL (0x7f) quoted would print nothing
+    // a reader can see, like the space before '!'.
+    assertThatThrownBy(() -> LowercaseHex.decode("0~"))
+        .hasMessage("not lowercase hex: '~' at index 1");
+    assertThatThrownBy(() -> LowercaseHex.decode("0\u007f"))
+        .hasMessage("not lowercase hex: U+007F at index 1");
+    assertThatThrownBy(() -> LowercaseHex.decode("!0"))
+        .hasMessage("not lowercase hex: '!' at index 0");
+  }
+
+  @Test
+  void onlyTheUpperCaseHexDigits_areToldToBeWrittenInLowerCase() {
+    // 'F' is the last upper-case digit; 'G' is no digit in either case, so no advice to lower it.
+    assertThatThrownBy(() -> LowercaseHex.decode("0F"))
+        .hasMessage("not lowercase hex: upper-case 'F' at index 1 (write it in lower case)");
+    assertThatThrownBy(() -> LowercaseHex.decode("0G"))
+        .hasMessage("not lowercase hex: 'G' at index 1");
+  }
+
+  @Test
+  void noText_isRefusedNamingTheArgument() {
+    assertThatThrownBy(() -> LowercaseHex.decode(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("text");
+  }
+
+  @Test
   void aBadCharacter_isNamedBeforeAnOddLength_whereverEachFaultLies() {
     assertThatThrownBy(() -> LowercaseHex.decode("abg"))
         .hasMessage("not lowercase hex: 'g' at index 2");
