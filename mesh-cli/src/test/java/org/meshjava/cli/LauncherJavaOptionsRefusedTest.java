@@ -43,6 +43,30 @@ class LauncherJavaOptionsRefusedTest {
         .endsWith("will not start with MESH_JAVA_OPTS: Invalid maximum heap size: -Xmxlots");
   }
 
+  /**
+   * Regression: a failure while the VM starts gives its reason on stdout, which the check dropped:
+   * "mesh: the JVM (…) will not start with MESH_JAVA_OPTS: it exited without saying why".
+   */
+  @Test
+  void aFailureWhileTheVmStarts_namesItsReason() throws Exception {
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME", System.getProperty("java.home"),
+                "MESH_NO_BUILD", "1",
+                "MESH_JAVA_OPTS", "-Xms64m -Xmx32m"),
+            "key",
+            "show");
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out().strip().lines())
+        .singleElement()
+        .asString()
+        .endsWith(
+            "will not start with MESH_JAVA_OPTS: Initial heap size set to a larger value than"
+                + " the maximum heap size");
+  }
+
   /** The JVM is asked once per value: later runs with it start only the command's own JVM. */
   @Test
   void aValueTheJvmTakes_isAskedAboutOnce() throws Exception {
