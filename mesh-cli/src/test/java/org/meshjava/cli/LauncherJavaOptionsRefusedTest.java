@@ -92,6 +92,24 @@ class LauncherJavaOptionsRefusedTest {
     assertThat(Files.readAllLines(asked)).hasSize(2);
   }
 
+  /**
+   * Regression: where the answer cannot be kept (a read-only checkout; here no mesh-cli/target to
+   * keep it in), every run printed bash's own "…/.mesh-java-opts-checked: No such file or
+   * directory" before the command's output.
+   */
+  @Test
+  void anAnswerThatCannotBeKept_addsNoLine() throws Exception {
+    Path jdk = askingJdk();
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx2g"),
+            "key",
+            "show");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(ran.out()).isEmpty();
+  }
+
   /** A debugger told to wait (suspend=y) would hold the check: the real run alone starts it. */
   @Test
   void anAgentOrDebugger_isLeftToTheRealRun() throws Exception {
