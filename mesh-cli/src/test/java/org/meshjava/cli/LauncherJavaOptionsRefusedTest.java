@@ -26,19 +26,7 @@ class LauncherJavaOptionsRefusedTest {
    */
   @Test
   void anOptionTheJvmRefuses_isOneLine_namingTheSetting() throws Exception {
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME", System.getProperty("java.home"),
-                "MESH_NO_BUILD", "1",
-                "MESH_JAVA_OPTS", "-Xmx1g -Xmxlots"),
-            "key",
-            "show");
-    assertThat(ran.code()).isEqualTo(1);
-    assertThat(ran.out().strip().lines())
-        .singleElement()
-        .asString()
+    assertThat(refusal("-Xmx1g -Xmxlots"))
         .startsWith("mesh: the JVM (")
         .endsWith("will not start with MESH_JAVA_OPTS: Invalid maximum heap size: -Xmxlots");
   }
@@ -49,19 +37,7 @@ class LauncherJavaOptionsRefusedTest {
    */
   @Test
   void aFailureWhileTheVmStarts_namesItsReason() throws Exception {
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME", System.getProperty("java.home"),
-                "MESH_NO_BUILD", "1",
-                "MESH_JAVA_OPTS", "-Xms64m -Xmx32m"),
-            "key",
-            "show");
-    assertThat(ran.code()).isEqualTo(1);
-    assertThat(ran.out().strip().lines())
-        .singleElement()
-        .asString()
+    assertThat(refusal("-Xms64m -Xmx32m"))
         .endsWith(
             "will not start with MESH_JAVA_OPTS: Initial heap size set to a larger value than"
                 + " the maximum heap size");
@@ -129,6 +105,27 @@ class LauncherJavaOptionsRefusedTest {
             "show");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /**
+   * The one line {@code mesh key show} is refused with, status 1, on this JDK given {@code value}.
+   */
+  private String refusal(String value) throws Exception {
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME",
+                System.getProperty("java.home"),
+                "MESH_NO_BUILD",
+                "1",
+                "MESH_JAVA_OPTS",
+                value),
+            "key",
+            "show");
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out().strip().lines()).as(ran.out()).hasSize(1);
+    return ran.out().strip();
   }
 
   /**
