@@ -26,21 +26,21 @@ class LauncherJavaOptionsRefusedTest {
    */
   @Test
   void anOptionTheJvmRefuses_isOneLine_namingTheSetting() throws Exception {
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME", System.getProperty("java.home"),
-                "MESH_NO_BUILD", "1",
-                "MESH_JAVA_OPTS", "-Xmx1g -Xmxlots"),
-            "key",
-            "show");
-    assertThat(ran.code()).isEqualTo(1);
-    assertThat(ran.out().strip().lines())
-        .singleElement()
-        .asString()
+    assertThat(refusal("-Xmx1g -Xmxlots"))
         .startsWith("mesh: the JVM (")
         .endsWith("will not start with MESH_JAVA_OPTS: Invalid maximum heap size: -Xmxlots");
+  }
+
+  /**
+   * Regression: a failure while the VM starts gives its reason on stdout, which the check dropped:
+   * "mesh: the JVM (…) will not start with MESH_JAVA_OPTS: it exited without saying why".
+   */
+  @Test
+  void aFailureWhileTheVmStarts_namesItsReason() throws Exception {
+    assertThat(refusal("-Xms64m -Xmx32m"))
+        .endsWith(
+            "will not start with MESH_JAVA_OPTS: Initial heap size set to a larger value than"
+                + " the maximum heap size");
   }
 
   /** The JVM is asked once per value: later runs with it start only the command's own JVM. */
@@ -68,6 +68,24 @@ class LauncherJavaOptionsRefusedTest {
     assertThat(Files.readAllLines(asked)).hasSize(2);
   }
 
+  /**
+   * Regression: where the answer cannot be kept (a read-only checkout; here no mesh-cli/target to
+   * keep it in), every run printed bash's own "…/.mesh-java-opts-checked: No such file or
+   * directory" before the command's output.
+   */
+  @Test
+  void anAnswerThatCannotBeKept_addsNoLine() throws Exception {
+    Path jdk = askingJdk();
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx2g"),
+            "key",
+            "show");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(ran.out()).isEmpty();
+  }
+
   /** A debugger told to wait (suspend=y) would hold the check: the real run alone starts it. */
   @Test
   void anAgentOrDebugger_isLeftToTheRealRun() throws Exception {
@@ -87,6 +105,27 @@ class LauncherJavaOptionsRefusedTest {
             "show");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /**
+   * The one line {@code mesh key show} is refused with, status 1, on this JDK given {@code value}.
+   */
+  private String refusal(String value) throws Exception {
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME",
+                System.getProperty("java.home"),
+                "MESH_NO_BUILD",
+                "1",
+                "MESH_JAVA_OPTS",
+                value),
+            "key",
+            "show");
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out().strip().lines()).as(ran.out()).hasSize(1);
+    return ran.out().strip();
   }
 
   /**
