@@ -261,12 +261,7 @@ final class BackendConcurrencyTest {
         stalled.setReceiveBufferSize(4096);
         stalled.connect(new java.net.InetSocketAddress("127.0.0.1", f.server.port()));
         OutputStream out = stalled.getOutputStream();
-        out.write(
-            ("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: "
-                    + bytes.length
-                    + "\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
+        out.write(Fixture.chatPostHead(bytes.length));
         out.write(bytes);
         out.flush();
         InputStream in = stalled.getInputStream();

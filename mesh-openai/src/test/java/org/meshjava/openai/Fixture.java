@@ -217,6 +217,18 @@ final class Fixture implements AutoCloseable {
     return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /**
+   * The head a raw client writes before a chat completions body of {@code length} bytes, for tests
+   * that drive the socket themselves (half-closing it, or never reading).
+   */
+  static byte[] chatPostHead(int length) {
+    return ("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: "
+            + length
+            + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+  }
+
   static ObjectNode chat(String prompt) {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", "auto");

@@ -41,12 +41,7 @@ class HalfClosedClientTest {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      out.write(
-          ("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                  + "Content-Length: "
-                  + bytes.length
-                  + "\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      out.write(Fixture.chatPostHead(bytes.length));
       out.write(bytes);
       out.flush();
       s.shutdownOutput();
