@@ -41,14 +41,20 @@ final class WholeNumberField {
     if (!v.isIntegralNumber()) {
       throw FieldRefusal.invalidType(field, "an integer", v);
     }
-    // Compared as a BigInteger, so that a value past 64 bits is refused by its side, not wrapped.
-    java.math.BigInteger value = v.bigIntegerValue();
-    if (value.compareTo(java.math.BigInteger.valueOf(min)) < 0) {
-      throw FieldRefusal.integerBelow(field, min, value.toString());
+    if (!v.canConvertToLong()) {
+      // Past 64 bits: refused by its side, never wrapped (every bound is a long).
+      java.math.BigInteger big = v.bigIntegerValue();
+      throw big.signum() < 0
+          ? FieldRefusal.integerBelow(field, min, big.toString())
+          : FieldRefusal.integerAbove(field, max, big.toString());
     }
-    if (value.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
-      throw FieldRefusal.integerAbove(field, max, value.toString());
+    long value = v.longValue();
+    if (value < min) {
+      throw FieldRefusal.integerBelow(field, min, Long.toString(value));
     }
-    return OptionalLong.of(value.longValueExact());
+    if (value > max) {
+      throw FieldRefusal.integerAbove(field, max, Long.toString(value));
+    }
+    return OptionalLong.of(value);
   }
 }
