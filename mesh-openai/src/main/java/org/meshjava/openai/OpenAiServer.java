@@ -812,7 +812,10 @@ public final class OpenAiServer implements AutoCloseable {
       String method = request.getMethod();
       String path = Request.getPathInContext(request);
       // Jetty's error handler, which writes the 500 of a failed answer, leaves its scope to this.
-      request.setAttribute(SCOPED, true);
+      // Marked only where there is a scope to leave: the attribute costs a map per request.
+      if (scope.isPresent()) {
+        request.setAttribute(SCOPED, true);
+      }
       // Counted until the answer is written, so that a drain waits for it to reach the client.
       operations.entered();
       Callback callback = Callback.from(done, operations::left);
