@@ -29,6 +29,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
@@ -389,8 +390,9 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
    * the engine is built again over whole files, so the words say that. Jlama runs a pass's matrix
    * work on its own worker threads, so the fault may arrive wrapped in the {@link RuntimeException}
    * that carried it back; the shared rule ({@link MappedReadFault}) follows the causes. Any other
-   * failure of the JVM found among the causes is thrown as itself: out of memory on a worker thread
-   * is a limit of this JVM, which a caller (the command line's exit 71) must see as one.
+   * failure of the JVM found among the causes ({@link JvmFailure}'s rule, which the router, meters
+   * and steward follow) is thrown as itself: out of memory on a worker thread is a limit of this
+   * JVM, which a caller (the command line's exit 71) must see as one.
    */
   private static JlamaEngineException forwardPassFailed(Throwable e) {
     if (MappedReadFault.in(e)) {
@@ -403,9 +405,7 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     }
     Throwable at = e;
     for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof VirtualMachineError jvm) {
-        throw jvm;
-      }
+      JvmFailure.passIfFailing(at);
     }
     return new JlamaEngineException(
         JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
