@@ -1158,15 +1158,23 @@ public final class OpenAiServer implements AutoCloseable {
       }
     }
 
-    /** The scope of a request Jetty refused itself, if it has a method and a {@code /v1/} path. */
+    /**
+     * The scope of a request Jetty refused itself, if it came to the API's listener with a method
+     * and a {@code /v1/} path. The path is the one {@link Api#answer} scopes, %-escapes decoded:
+     * read raw, {@code /%761/chat/completions} refused 413 went unscoped though the same request
+     * under its limit is scoped as {@code /v1/chat/completions}. The console's listener serves no
+     * API: its refusals (a head too large for {@code /v1/models} sent there) are not the API's
+     * answers, and an operator counting the API's answers by status must not count them.
+     */
     private RequestScope.@Nullable Opened openUnscoped(Request request) {
       String method = request.getMethod();
       if (method == null
           || request.getHttpURI() == null
-          || request.getHttpURI().getPath() == null) {
+          || request.getHttpURI().getCanonicalPath() == null
+          || request.getConnectionMetaData().getConnector() != connector) {
         return null;
       }
-      return openScope(method, request.getHttpURI().getPath(), request);
+      return openScope(method, Request.getPathInContext(request), request);
     }
 
     private void refusal(

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Jetty's own refusals of a {@code /v1/} request are scoped too (the size limit's 413, a chunked
  * body whose framing breaks, a head too large): opened, told their status and closed on the thread
- * that writes them. A request refused before its request line could be read has no path and is not
- * scoped.
+ * that writes them, under the path with its %-escapes decoded as an answered request's is. A
+ * request refused before its request line could be read has no path and is not scoped, nor is one
+ * refused on the console's listener, which serves no {@code /v1/} API.
  *
  * <p>Implementations are thread-safe; each opened scope is used by one thread. What an
  * implementation throws, an {@code Error} included, is logged and the request answered without it;

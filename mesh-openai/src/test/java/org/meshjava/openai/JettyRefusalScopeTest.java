@@ -26,6 +26,7 @@ class JettyRefusalScopeTest {
           b -> {},
           b ->
               b.maxBodyBytes(64)
+                  .console("127.0.0.1", 0)
                   .requestScope(
                       (method, path, header) ->
                           new RequestScope.Opened() {
@@ -96,6 +97,40 @@ class JettyRefusalScopeTest {
   }
 
   @Test
+  void aBodyOverTheLimitOnAnEscapedV1Path_isScopedUnderTheDecodedPath_asAnAnswerIs()
+      throws Exception {
+    String reply =
+        exchange(
+            "POST /%761/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 1000\r\n\r\n{");
+    assertThat(reply).startsWith("HTTP/1.1 413 ").contains("body_too_large");
+    awaitClosed();
+    assertThat(SEEN).containsExactly("POST /v1/chat/completions 413", "closed");
+  }
+
+  @Test
+  void aHeadOverTheSizeLimitOnTheConsoleListener_isNotScopedAsTheApis() throws Exception {
+    String reply =
+        exchange(
+            F.server.consoleUri().orElseThrow().getPort(),
+            "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: " + "y".repeat(70_000) + "\r\n\r\n");
+    assertThat(reply).startsWith("HTTP/1.1 431 ");
+    // The same refusal on the API's listener is scoped (aHeadOverTheSizeLimit_isScopedAs431). A
+    // scope is told its status before the reply is written, so by now it would have been.
+    assertThat(SEEN).isEmpty();
+  }
+
+  @Test
+  void aBadRequestLineOnTheConsoleListener_forAV1Path_isNotScoped() throws Exception {
+    String reply =
+        exchange(
+            F.server.consoleUri().orElseThrow().getPort(),
+            "GET /v1/models HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n");
+    assertThat(reply).startsWith("HTTP/1.1 400 ");
+    assertThat(SEEN).isEmpty();
+  }
+
+  @Test
   void aRequestLineJettyCannotRead_hasNoPath_andNoScope() throws Exception {
     String reply = exchange("POST /v1/chat/completions HTTP/9.9 junk\r\nHost: x\r\n\r\n");
     assertThat(reply).startsWith("HTTP/1.1 400 ");
@@ -104,9 +139,14 @@ class JettyRefusalScopeTest {
 
   /** Sends {@code request} on a new connection and reads the reply until the server closes it. */
   private static String exchange(String request) throws IOException {
+    return exchange(F.server.port(), request);
+  }
+
+  /** Sends {@code request} to {@code port} and reads the reply until the server closes it. */
+  private static String exchange(int port, String request) throws IOException {
     SEEN.clear();
     String reply;
-    try (Socket s = new Socket("127.0.0.1", F.server.port())) {
+    try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(5_000);
       OutputStream out = s.getOutputStream();
       out.write(request.getBytes(StandardCharsets.US_ASCII));
