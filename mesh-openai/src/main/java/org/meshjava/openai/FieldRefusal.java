@@ -34,41 +34,44 @@ final class FieldRefusal {
 
   /** The whole number {@code got} of {@code field} is below {@code min}. */
   static BindingException integerBelow(String field, long min, String got) {
-    return range(field, "integer", "below minimum", "min", ">= " + min, got);
+    return range(field, "integer below minimum", ">= " + min, got, "integer_below_min_value");
   }
 
   /** The whole number {@code got} of {@code field} is above {@code max}. */
   static BindingException integerAbove(String field, long max, String got) {
-    return range(field, "integer", "above maximum", "max", "<= " + max, got);
+    return range(field, "integer above maximum", "<= " + max, got, "integer_above_max_value");
   }
 
   /** The number {@code got} of {@code field} is below {@code min}. */
   static BindingException decimalBelow(String field, String min, String got) {
-    return range(field, "decimal", "below minimum", "min", ">= " + min, got);
+    return range(field, "decimal below minimum", ">= " + min, got, "decimal_below_min_value");
   }
 
   /** The number {@code got} of {@code field} is above {@code max}. */
   static BindingException decimalAbove(String field, String max, String got) {
-    return range(field, "decimal", "above maximum", "max", "<= " + max, got);
+    return range(field, "decimal above maximum", "<= " + max, got, "decimal_above_max_value");
   }
 
+  /**
+   * A range refusal: {@code what} names the fault in OpenAI's words ("integer below minimum"), and
+   * {@code code} is OpenAI's code for it, written out rather than derived from those words, so that
+   * rewording a message cannot change the code a client matches on.
+   */
   private static BindingException range(
-      String field, String type, String side, String bound, String expected, String got) {
+      String field, String what, String expected, String got, String code) {
     return new BindingException(
         BindingException.Reason.INVALID_FIELD,
         field,
         "Invalid '"
             + field
             + "': "
-            + type
-            + " "
-            + side
+            + what
             + " value. Expected a value "
             + expected
             + ", but got "
             + got
             + " instead.",
-        type + "_" + side.substring(0, side.indexOf(' ')) + "_" + bound + "_value");
+        code);
   }
 
   /** The JSON kind of {@code v}, as a refusal names what it got. */

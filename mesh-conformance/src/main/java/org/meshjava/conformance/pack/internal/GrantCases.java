@@ -621,6 +621,12 @@ final class GrantCases {
         "invalid_field");
     refuse(
         c,
+        "max-tokens-zero",
+        "max_tokens 0, below its range of 1 to 2^32-1: the reason is invalid_field, not OpenAI's wire code integer_below_min_value",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":0,\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "invalid_field");
+    refuse(
+        c,
         "messages-and-input",
         "a body with both messages and input",
         "{\"messages\":[],\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
@@ -633,7 +639,7 @@ final class GrantCases {
         "unsupported");
     return new PackGroup(
         "bindings",
-        "granted_serve_request: the request an OpenAI-style body derives to (§2.3, SPEC 70): op derive_request; the reason is the binding's error code.",
+        "granted_serve_request: the request an OpenAI-style body derives to (§2.3, SPEC 70): op derive_request; the reason is the binding's reason in lower case (BindingException.Reason), never OpenAI's wire code for the same fault.",
         c);
   }
 

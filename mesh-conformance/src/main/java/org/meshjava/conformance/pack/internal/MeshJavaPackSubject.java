@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -471,7 +472,10 @@ public class MeshJavaPackSubject {
       out.put("request_id", r.id().hex());
       return out;
     } catch (BindingException e) {
-      throw new Refusal(e.code(), e.getMessage());
+      // The vectors name the binding's reason (invalid_field, invalid_metadata, ...), which a
+      // verifier written from SPEC.md alone can tell; not the wire code, which for a field out of
+      // range or of the wrong type is OpenAI's own word (integer_below_min_value, invalid_type).
+      throw new Refusal(e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
     }
   }
 
