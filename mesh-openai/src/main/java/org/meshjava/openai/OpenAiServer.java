@@ -122,7 +122,7 @@ public final class OpenAiServer implements AutoCloseable {
     }
     // Every serve blocks a thread (an engine computing, an upstream answering, a stream writing).
     QueuedThreadPool threads =
-        requestThreads(Math.max(16, concurrent * 2 + 8), THREAD_IDLE_TIMEOUT);
+        requestThreads(Math.max(16, concurrent * 2 + 8), b.threadIdleTimeout);
     this.jetty = new Server(threads);
     this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
     jetty.addBean(headerDeadline, true);
@@ -1309,6 +1309,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration writeTimeout = Duration.ofSeconds(10);
     private Optional<Integer> maxConnections = Optional.empty();
     private Duration limitedIdleTimeout = LIMITED_IDLE_TIMEOUT;
+    private Duration threadIdleTimeout = THREAD_IDLE_TIMEOUT;
     private Optional<Long> maxBufferedBodyBytes = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
@@ -1410,6 +1411,16 @@ public final class OpenAiServer implements AutoCloseable {
      */
     Builder limitedIdleTimeout(Duration v) {
       limitedIdleTimeout = positive("limitedIdleTimeout", v);
+      return this;
+    }
+
+    /**
+     * How long a request thread above the pool's minimum may sit idle before it is stopped: {@link
+     * OpenAiServer#THREAD_IDLE_TIMEOUT} unless a test that counts threads after a burst sets a
+     * shorter one to wait less. Not public, for the reason {@link #limitedIdleTimeout} is not.
+     */
+    Builder threadIdleTimeout(Duration v) {
+      threadIdleTimeout = positive("threadIdleTimeout", v);
       return this;
     }
 
