@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -35,10 +34,7 @@ class HeaderDeadlineTest {
   }
 
   private static Socket connect(Fixture f) throws IOException {
-    Socket s = new Socket();
-    s.connect(new InetSocketAddress("127.0.0.1", f.server.port()), 5_000);
-    s.setSoTimeout(100);
-    return s;
+    return RawConnection.socket(f.server.port(), 100);
   }
 
   /**

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -297,22 +295,27 @@ class HostileClientsTest {
       OutputStream out = s.getOutputStream();
       // Written from another thread: the server refuses once it has read its limit, and stops
       // reading, so a write of the rest would block this thread before it reads the answer.
-      CompletableFuture<Void> write =
-          CompletableFuture.runAsync(
-              () -> {
-                try {
-                  out.write(head.getBytes(StandardCharsets.US_ASCII));
-                  out.flush();
-                } catch (IOException closed) {
-                  // Refused and closed before the whole head was taken: expected.
-                }
-              });
+      // A thread of its own, joined below, rather than the common pool's, which would outlive the
+      // test and be counted by leaveNothingBehind.
+      Thread write =
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    try {
+                      out.write(head.getBytes(StandardCharsets.US_ASCII));
+                      out.flush();
+                    } catch (IOException closed) {
+                      // Refused and closed before the whole head was taken: expected.
+                    }
+                  });
       RawConnection.Response r = RawConnection.read(s.getInputStream());
       assertThat(r.status()).isEqualTo(431);
       assertThat(r.body()).contains("\"code\":\"http_431\"");
       assertThat(r.header("Connection")).hasValue("close");
       assertThat(closedWithin(s, 2_000)).isTrue();
-      write.cancel(true);
+      s.close();
+      write.join();
     }
     try (RawConnection after = new RawConnection(F)) {
       assertThat(after.send(HEALTHZ).read().status()).isEqualTo(200);
@@ -324,10 +327,7 @@ class HostileClientsTest {
   }
 
   private static Socket connect(Fixture f) throws IOException {
-    Socket s = new Socket();
-    s.connect(new InetSocketAddress("127.0.0.1", f.server.port()), 5_000);
-    s.setSoTimeout(5_000);
-    return s;
+    return RawConnection.socket(f.server.port(), 5_000);
   }
 
   /** Whether the server closes {@code s} (end of stream or reset) within {@code millis}. */

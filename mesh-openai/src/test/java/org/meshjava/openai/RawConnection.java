@@ -32,6 +32,17 @@ final class RawConnection implements AutoCloseable {
     in = socket.getInputStream();
   }
 
+  /**
+   * A plain socket to {@code port} on 127.0.0.1, reads timing out after {@code readTimeoutMillis},
+   * for a test that writes and reads its bytes itself (several connections at once, a trickle).
+   */
+  static Socket socket(int port, int readTimeoutMillis) throws IOException {
+    Socket s = new Socket();
+    s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+    s.setSoTimeout(readTimeoutMillis);
+    return s;
+  }
+
   /** Writes {@code bytes} as they are and flushes them. */
   RawConnection send(byte[] bytes) throws IOException {
     socket.getOutputStream().write(bytes);
