@@ -733,22 +733,86 @@ final class JournalSchema {
         if (!rs.next()) {
           return java.util.Optional.empty();
         }
-        StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
-        if (rs.getString(2) != null) {
-          b.append(" from ").append(rs.getString(2));
-        }
-        if (rs.getString(3) != null) {
-          b.append(", connected since ").append(rs.getString(3));
-        }
-        if (rs.getString(4) != null) {
-          b.append(", ").append(rs.getString(4));
-        }
-        if (rs.getString(5) != null) {
-          b.append(", waiting on ").append(rs.getString(5));
-        }
-        return java.util.Optional.of(new LockHolding(rs.getLong(1), b.toString()));
+        return java.util.Optional.of(new LockHolding(rs.getLong(1), session(rs)));
       }
     }
+  }
+
+  /**
+   * The session of {@code rs}'s row in words: its columns are a pid, then {@code
+   * pg_stat_activity}'s {@code client_addr}, {@code backend_start}, {@code state} and {@code
+   * wait_event} (null where this role may not see them).
+   */
+  private static String session(ResultSet rs) throws SQLException {
+    StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
+    if (rs.getString(2) != null) {
+      b.append(" from ").append(rs.getString(2));
+    }
+    if (rs.getString(3) != null) {
+      b.append(", connected since ").append(rs.getString(3));
+    }
+    if (rs.getString(4) != null) {
+      b.append(", ").append(rs.getString(4));
+    }
+    if (rs.getString(5) != null) {
+      b.append(", waiting on ").append(rs.getString(5));
+    }
+    return b.toString();
+  }
+
+  /** Whether {@code e} is a statement refused because its {@code lock_timeout} ran out. */
+  static boolean lockTimedOut(SQLException e) {
+    return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+  }
+
+  /**
+   * Why a statement on {@code tables} (the journal's, by their names) was refused at the journal's
+   * {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other sessions
+   * holding a lock on one of them, as far as this role may see them, and how to end one. Asked on
+   * {@code c} outside the failed transaction (the caller rolled it back), on the failing path only.
+   * A wait for a row's lock (a session holding the owner row {@code FOR UPDATE}) shows as that
+   * session's lock on the table.
+   */
+  static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
+      throws SQLException {
+    List<String> oids = new ArrayList<>();
+    for (String table : tables) {
+      oids.add(t.oid(JournalTables.literal(table)));
+    }
+    List<LockHolding> holders = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+                + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
+                + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
+                + " AND l.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()"
+                + " AND l.relation OPERATOR(pg_catalog.=) ANY (ARRAY["
+                + String.join(", ", oids)
+                + "])"
+                + " ORDER BY l.pid")) {
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          holders.add(new LockHolding(rs.getLong(1), session(rs)));
+        }
+      }
+    }
+    String waited =
+        "waited lock_timeout_ms="
+            + limit.toMillis()
+            + " for a lock on "
+            + String.join(" or ", tables)
+            + " that another session holds (a DBA's LOCK TABLE or ALTER TABLE, an index being"
+            + " built, a transaction left open), and was refused";
+    if (holders.isEmpty()) {
+      return waited + "; no session holds one any more: start again";
+    }
+    return waited
+        + "; holding a lock there: "
+        + String.join("; ", holders.stream().map(LockHolding::session).toList())
+        + ". End the transaction, or the session with SELECT pg_terminate_backend("
+        + holders.getFirst().pid()
+        + "), or give the journal a longer lock_timeout_ms in the URL";
   }
 
   /**

@@ -839,6 +839,9 @@ public final class PostgresJournal implements Journal {
                   warned));
         }
       } catch (SQLException e) {
+        if (!commitSent && JournalSchema.lockTimedOut(e)) {
+          throw fail(lockTimedOut(e, seq));
+        }
         boolean collided = "23505".equals(e.getSQLState());
         throw fail(
             new JournalException(
@@ -858,6 +861,38 @@ public final class PostgresJournal implements Journal {
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
+  }
+
+  /**
+   * The refusal of a batch whose insert waited the journal's {@code lock_timeout} for a lock on the
+   * record table or the owner row its fence reads and was cancelled: nothing of it is committed (no
+   * {@code COMMIT} was sent), and the session that holds the lock is named where it can be.
+   */
+  private JournalException lockTimedOut(SQLException e, long seq) {
+    String why;
+    try {
+      connection.rollback();
+      why =
+          JournalSchema.lockTimedOut(
+              connection,
+              tables,
+              location.lockTimeout(),
+              "mesh_journal_record",
+              "mesh_journal_owner");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      why = FailureWords.of(e);
+    }
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "write to journal "
+            + describe()
+            + " "
+            + why
+            + ". Nothing of the batch is committed and nothing more is written; restart the"
+            + " steward once the lock is let go",
+        e);
   }
 
   /**
