@@ -646,19 +646,44 @@ final class JournalSchema {
     return tryLockAt(c, key) >= 0;
   }
 
+  /** What {@link #tryLockAt} answers where the answering session held the lock already. */
+  static final long HELD_ALREADY = -2L;
+
   /**
    * Tries the session-level advisory lock {@code key} and answers the pid of the server process
-   * that now holds it (the one that answered), or -1 where another session holds it. In one
-   * statement, so that the pid is the lock's however the connection is pooled.
+   * that now holds it (the one that answered), -1 where another session holds it, or {@link
+   * #HELD_ALREADY} where the answering session held it before this call (and it is left as it was).
+   * In one statement, so that the pid is the lock's however the connection is pooled. A session's
+   * advisory locks stack, so taking one the session holds already is granted: on a connection made
+   * for the purpose that means a proxy handed another client's server session on, and the lock
+   * would exclude nothing.
    */
   static long tryLockAt(Connection c, long key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.pg_try_advisory_lock(?), pg_catalog.pg_backend_pid()")) {
-      ps.setLong(1, key);
+            // Materialized, so that the lock table is read before the lock is tried.
+            "WITH before AS MATERIALIZED (SELECT pg_catalog.count(*) AS held"
+                + " FROM pg_catalog.pg_locks l"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted"
+                + " AND l.pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()"
+                + " AND l.objsubid OPERATOR(pg_catalog.=) 1::pg_catalog.int2"
+                + " AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database"
+                + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database()))"
+                + " SELECT b.held OPERATOR(pg_catalog.>) 0,"
+                + " CASE WHEN b.held OPERATOR(pg_catalog.>) 0 THEN false"
+                + " ELSE pg_catalog.pg_try_advisory_lock(?) END,"
+                + " pg_catalog.pg_backend_pid() FROM before b")) {
+      ps.setLong(1, key >>> 32);
+      ps.setLong(2, key & 0xffffffffL);
+      ps.setLong(3, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getBoolean(1) ? rs.getLong(2) : -1L;
+        if (rs.getBoolean(1)) {
+          return HELD_ALREADY;
+        }
+        return rs.getBoolean(2) ? rs.getLong(3) : -1L;
       }
     }
   }

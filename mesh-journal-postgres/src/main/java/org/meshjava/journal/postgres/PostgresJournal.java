@@ -145,8 +145,10 @@ public final class PostgresJournal implements Journal {
    *     {@code MISPLACED} if its owner row is in another schema than the session's, or records that
    *     it was written in another database or cluster (its rows copied here: see {@link #adopt}),
    *     {@code UNLOCKABLE} if its statements are seen answered by another server process than the
-   *     one that took its lock (a pooling proxy in transaction mode), {@code IO} if the database
-   *     cannot be reached or refuses (a read-only session or standby among the refusals)
+   *     one that took its lock (a pooling proxy in transaction mode), or if the server session its
+   *     new connection reached holds its lock already (a proxy handing one server session to
+   *     several clients), {@code IO} if the database cannot be reached or refuses (a read-only
+   *     session or standby among the refusals)
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
@@ -639,6 +641,12 @@ public final class PostgresJournal implements Journal {
       if (backend >= 0) {
         return new Held(key, backend);
       }
+      if (backend == JournalSchema.HELD_ALREADY) {
+        throw new JournalException(
+            JournalException.Reason.UNLOCKABLE,
+            "cannot open journal " + name + " at " + location + ": " + shared(c),
+            null);
+      }
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
             JournalException.Reason.LOCKED,
@@ -653,6 +661,29 @@ public final class PostgresJournal implements Journal {
             JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
       }
     }
+  }
+
+  /**
+   * Why a new connection whose server session already holds the journal's lock cannot hold the
+   * journal: a session the journal opens holds no lock of its own, so a proxy handed this one on
+   * from another client (a pool whose one server connection every client shares, in transaction
+   * mode, or in session mode without a reset query that releases locks, {@code DISCARD ALL}). The
+   * lock stacks there and would be granted to every steward of the journal at once.
+   */
+  private static String shared(Connection c) throws SQLException {
+    long pid = JournalSchema.backendPid(c);
+    return "the server session this new connection reached (process "
+        + pid
+        + ") already holds the journal's lock, taken before this opening, so something between"
+        + " the steward and the database hands one server session to several clients: a pooling"
+        + " proxy with one server connection in transaction or statement mode, or in session mode"
+        + " without a reset query that releases locks (PgBouncer's server_reset_query, DISCARD"
+        + " ALL). There the lock would be granted to every steward of the journal at once (SPEC.md"
+        + " 60.7, \"Lease\"): connect directly, or through a pool in session mode that resets its"
+        + " connections. If no steward of this journal runs, end that session with SELECT"
+        + " pg_terminate_backend("
+        + pid
+        + ")";
   }
 
   /**
