@@ -785,9 +785,13 @@ final class JournalSchema {
     return b.toString();
   }
 
-  /** Whether {@code e} is a statement refused because its {@code lock_timeout} ran out. */
+  /**
+   * Whether {@code e} is the server's refusal of a statement whose {@code lock_timeout} ran out,
+   * not one made of it here: the schema lock's refusal names its holder already and carries the
+   * server's as its cause.
+   */
   static boolean lockTimedOut(SQLException e) {
-    return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+    return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) && e.getCause() == null;
   }
 
   /**

@@ -208,11 +208,12 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     Connection c = null;
+    JournalTables t = null;
     try {
       PostgresLocation.Session pinned = location.session();
       c = pinned.connection();
       c = sessions.wrap(c);
-      JournalTables t = pinned.tables();
+      t = pinned.tables();
       PostgresLocation.Session session = new PostgresLocation.Session(c, t);
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
@@ -303,14 +304,41 @@ public final class PostgresJournal implements Journal {
           epoch);
       return new PostgresJournal(location, name, session, held, epoch, chain);
     } catch (SQLException e) {
+      String why = openFailed(c, t, location, e);
       LockHolder.closeQuietly(c);
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot open journal " + name + " at " + location + ": " + FailureWords.of(e),
+          "cannot open journal " + name + " at " + location + ": " + why,
           e);
     } catch (JournalException | RuntimeException e) {
       LockHolder.closeQuietly(c);
       throw e;
+    }
+  }
+
+  /**
+   * Why an opening failed with {@code e} on {@code c}: the server's words, or, for a statement
+   * refused at the journal's {@code lock_timeout} (the raise of the epoch or the read of the
+   * records behind a DBA's lock), the sessions holding a lock on the journal's tables, asked on
+   * {@code c} once its transaction is rolled back.
+   */
+  private static String openFailed(
+      @Nullable Connection c,
+      @Nullable JournalTables t,
+      PostgresLocation location,
+      SQLException e) {
+    if (c == null || t == null || !JournalSchema.lockTimedOut(e)) {
+      return FailureWords.of(e);
+    }
+    try {
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+      return JournalSchema.lockTimedOut(
+          c, t, location.lockTimeout(), "mesh_journal_owner", "mesh_journal_record");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return FailureWords.of(e);
     }
   }
 
