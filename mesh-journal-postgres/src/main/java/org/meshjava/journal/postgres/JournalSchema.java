@@ -646,19 +646,44 @@ final class JournalSchema {
     return tryLockAt(c, key) >= 0;
   }
 
+  /** What {@link #tryLockAt} answers where the answering session held the lock already. */
+  static final long HELD_ALREADY = -2L;
+
   /**
    * Tries the session-level advisory lock {@code key} and answers the pid of the server process
-   * that now holds it (the one that answered), or -1 where another session holds it. In one
-   * statement, so that the pid is the lock's however the connection is pooled.
+   * that now holds it (the one that answered), -1 where another session holds it, or {@link
+   * #HELD_ALREADY} where the answering session held it before this call (and it is left as it was).
+   * In one statement, so that the pid is the lock's however the connection is pooled. A session's
+   * advisory locks stack, so taking one the session holds already is granted: on a connection made
+   * for the purpose that means a proxy handed another client's server session on, and the lock
+   * would exclude nothing.
    */
   static long tryLockAt(Connection c, long key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.pg_try_advisory_lock(?), pg_catalog.pg_backend_pid()")) {
-      ps.setLong(1, key);
+            // Materialized, so that the lock table is read before the lock is tried.
+            "WITH before AS MATERIALIZED (SELECT pg_catalog.count(*) AS held"
+                + " FROM pg_catalog.pg_locks l"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted"
+                + " AND l.pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()"
+                + " AND l.objsubid OPERATOR(pg_catalog.=) 1::pg_catalog.int2"
+                + " AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) ?"
+                + " AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database"
+                + " WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database()))"
+                + " SELECT b.held OPERATOR(pg_catalog.>) 0,"
+                + " CASE WHEN b.held OPERATOR(pg_catalog.>) 0 THEN false"
+                + " ELSE pg_catalog.pg_try_advisory_lock(?) END,"
+                + " pg_catalog.pg_backend_pid() FROM before b")) {
+      ps.setLong(1, key >>> 32);
+      ps.setLong(2, key & 0xffffffffL);
+      ps.setLong(3, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getBoolean(1) ? rs.getLong(2) : -1L;
+        if (rs.getBoolean(1)) {
+          return HELD_ALREADY;
+        }
+        return rs.getBoolean(2) ? rs.getLong(3) : -1L;
       }
     }
   }
@@ -733,22 +758,90 @@ final class JournalSchema {
         if (!rs.next()) {
           return java.util.Optional.empty();
         }
-        StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
-        if (rs.getString(2) != null) {
-          b.append(" from ").append(rs.getString(2));
-        }
-        if (rs.getString(3) != null) {
-          b.append(", connected since ").append(rs.getString(3));
-        }
-        if (rs.getString(4) != null) {
-          b.append(", ").append(rs.getString(4));
-        }
-        if (rs.getString(5) != null) {
-          b.append(", waiting on ").append(rs.getString(5));
-        }
-        return java.util.Optional.of(new LockHolding(rs.getLong(1), b.toString()));
+        return java.util.Optional.of(new LockHolding(rs.getLong(1), session(rs)));
       }
     }
+  }
+
+  /**
+   * The session of {@code rs}'s row in words: its columns are a pid, then {@code
+   * pg_stat_activity}'s {@code client_addr}, {@code backend_start}, {@code state} and {@code
+   * wait_event} (null where this role may not see them).
+   */
+  private static String session(ResultSet rs) throws SQLException {
+    StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
+    if (rs.getString(2) != null) {
+      b.append(" from ").append(rs.getString(2));
+    }
+    if (rs.getString(3) != null) {
+      b.append(", connected since ").append(rs.getString(3));
+    }
+    if (rs.getString(4) != null) {
+      b.append(", ").append(rs.getString(4));
+    }
+    if (rs.getString(5) != null) {
+      b.append(", waiting on ").append(rs.getString(5));
+    }
+    return b.toString();
+  }
+
+  /**
+   * Whether {@code e} is the server's refusal of a statement whose {@code lock_timeout} ran out,
+   * not one made of it here: the schema lock's refusal names its holder already and carries the
+   * server's as its cause.
+   */
+  static boolean lockTimedOut(SQLException e) {
+    return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) && e.getCause() == null;
+  }
+
+  /**
+   * Why a statement on {@code tables} (the journal's, by their names) was refused at the journal's
+   * {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other sessions
+   * holding a lock on one of them, as far as this role may see them, and how to end one. Asked on
+   * {@code c} outside the failed transaction (the caller rolled it back), on the failing path only.
+   * A wait for a row's lock (a session holding the owner row {@code FOR UPDATE}) shows as that
+   * session's lock on the table.
+   */
+  static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
+      throws SQLException {
+    List<String> oids = new ArrayList<>();
+    for (String table : tables) {
+      oids.add(t.oid(JournalTables.literal(table)));
+    }
+    List<LockHolding> holders = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+                + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
+                + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
+                + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
+                + " AND l.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()"
+                + " AND l.relation OPERATOR(pg_catalog.=) ANY (ARRAY["
+                + String.join(", ", oids)
+                + "])"
+                + " ORDER BY l.pid")) {
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          holders.add(new LockHolding(rs.getLong(1), session(rs)));
+        }
+      }
+    }
+    String waited =
+        "waited lock_timeout_ms="
+            + limit.toMillis()
+            + " for a lock on "
+            + String.join(" or ", tables)
+            + " that another session holds (a DBA's LOCK TABLE or ALTER TABLE, an index being"
+            + " built, a transaction left open), and was refused";
+    if (holders.isEmpty()) {
+      return waited + "; no session holds one any more: start again";
+    }
+    return waited
+        + "; holding a lock there: "
+        + String.join("; ", holders.stream().map(LockHolding::session).toList())
+        + ". End the transaction, or the session with SELECT pg_terminate_backend("
+        + holders.getFirst().pid()
+        + "), or give the journal a longer lock_timeout_ms in the URL";
   }
 
   /**

@@ -145,8 +145,10 @@ public final class PostgresJournal implements Journal {
    *     {@code MISPLACED} if its owner row is in another schema than the session's, or records that
    *     it was written in another database or cluster (its rows copied here: see {@link #adopt}),
    *     {@code UNLOCKABLE} if its statements are seen answered by another server process than the
-   *     one that took its lock (a pooling proxy in transaction mode), {@code IO} if the database
-   *     cannot be reached or refuses (a read-only session or standby among the refusals)
+   *     one that took its lock (a pooling proxy in transaction mode), or if the server session its
+   *     new connection reached holds its lock already (a proxy handing one server session to
+   *     several clients), {@code IO} if the database cannot be reached or refuses (a read-only
+   *     session or standby among the refusals)
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
@@ -206,11 +208,12 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     Connection c = null;
+    JournalTables t = null;
     try {
       PostgresLocation.Session pinned = location.session();
       c = pinned.connection();
       c = sessions.wrap(c);
-      JournalTables t = pinned.tables();
+      t = pinned.tables();
       PostgresLocation.Session session = new PostgresLocation.Session(c, t);
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
@@ -301,14 +304,41 @@ public final class PostgresJournal implements Journal {
           epoch);
       return new PostgresJournal(location, name, session, held, epoch, chain);
     } catch (SQLException e) {
+      String why = openFailed(c, t, location, e);
       LockHolder.closeQuietly(c);
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot open journal " + name + " at " + location + ": " + FailureWords.of(e),
+          "cannot open journal " + name + " at " + location + ": " + why,
           e);
     } catch (JournalException | RuntimeException e) {
       LockHolder.closeQuietly(c);
       throw e;
+    }
+  }
+
+  /**
+   * Why an opening failed with {@code e} on {@code c}: the server's words, or, for a statement
+   * refused at the journal's {@code lock_timeout} (the raise of the epoch or the read of the
+   * records behind a DBA's lock), the sessions holding a lock on the journal's tables, asked on
+   * {@code c} once its transaction is rolled back.
+   */
+  private static String openFailed(
+      @Nullable Connection c,
+      @Nullable JournalTables t,
+      PostgresLocation location,
+      SQLException e) {
+    if (c == null || t == null || !JournalSchema.lockTimedOut(e)) {
+      return FailureWords.of(e);
+    }
+    try {
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+      return JournalSchema.lockTimedOut(
+          c, t, location.lockTimeout(), "mesh_journal_owner", "mesh_journal_record");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return FailureWords.of(e);
     }
   }
 
@@ -639,6 +669,12 @@ public final class PostgresJournal implements Journal {
       if (backend >= 0) {
         return new Held(key, backend);
       }
+      if (backend == JournalSchema.HELD_ALREADY) {
+        throw new JournalException(
+            JournalException.Reason.UNLOCKABLE,
+            "cannot open journal " + name + " at " + location + ": " + shared(c),
+            null);
+      }
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
             JournalException.Reason.LOCKED,
@@ -653,6 +689,29 @@ public final class PostgresJournal implements Journal {
             JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
       }
     }
+  }
+
+  /**
+   * Why a new connection whose server session already holds the journal's lock cannot hold the
+   * journal: a session the journal opens holds no lock of its own, so a proxy handed this one on
+   * from another client (a pool whose one server connection every client shares, in transaction
+   * mode, or in session mode without a reset query that releases locks, {@code DISCARD ALL}). The
+   * lock stacks there and would be granted to every steward of the journal at once.
+   */
+  private static String shared(Connection c) throws SQLException {
+    long pid = JournalSchema.backendPid(c);
+    return "the server session this new connection reached (process "
+        + pid
+        + ") already holds the journal's lock, taken before this opening, so something between"
+        + " the steward and the database hands one server session to several clients: a pooling"
+        + " proxy with one server connection in transaction or statement mode, or in session mode"
+        + " without a reset query that releases locks (PgBouncer's server_reset_query, DISCARD"
+        + " ALL). There the lock would be granted to every steward of the journal at once (SPEC.md"
+        + " 60.7, \"Lease\"): connect directly, or through a pool in session mode that resets its"
+        + " connections. If no steward of this journal runs, end that session with SELECT"
+        + " pg_terminate_backend("
+        + pid
+        + ")";
   }
 
   /**
@@ -839,6 +898,9 @@ public final class PostgresJournal implements Journal {
                   warned));
         }
       } catch (SQLException e) {
+        if (!commitSent && JournalSchema.lockTimedOut(e)) {
+          throw fail(lockTimedOut(e, seq));
+        }
         boolean collided = "23505".equals(e.getSQLState());
         throw fail(
             new JournalException(
@@ -858,6 +920,38 @@ public final class PostgresJournal implements Journal {
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
+  }
+
+  /**
+   * The refusal of a batch whose insert waited the journal's {@code lock_timeout} for a lock on the
+   * record table or the owner row its fence reads and was cancelled: nothing of it is committed (no
+   * {@code COMMIT} was sent), and the session that holds the lock is named where it can be.
+   */
+  private JournalException lockTimedOut(SQLException e, long seq) {
+    String why;
+    try {
+      connection.rollback();
+      why =
+          JournalSchema.lockTimedOut(
+              connection,
+              tables,
+              location.lockTimeout(),
+              "mesh_journal_record",
+              "mesh_journal_owner");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      why = FailureWords.of(e);
+    }
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "write to journal "
+            + describe()
+            + " "
+            + why
+            + ". Nothing of the batch is committed and nothing more is written; restart the"
+            + " steward once the lock is let go",
+        e);
   }
 
   /**

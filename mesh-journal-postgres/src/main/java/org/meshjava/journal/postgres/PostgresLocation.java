@@ -29,6 +29,11 @@ import org.jspecify.annotations.Nullable;
  *       journal to a successor. A live steward talks to it at least every third of this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
+ *   <li>{@code lock_timeout_ms} (default half the lease; at least 1, less than the lease): how long
+ *       any one of the journal's statements waits for a table or row lock another session holds (a
+ *       DBA's {@code LOCK TABLE}, an index being built) before it is refused, naming that session.
+ *       It is the journal's sessions' {@code lock_timeout}, whatever a role or the database sets,
+ *       so a role with none cannot hold a serve for as long as the DBA's transaction lasts.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
  *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
@@ -40,11 +45,12 @@ import org.jspecify.annotations.Nullable;
  * setting puts ahead of it later, or a temporary table left in the session, holding tables of the
  * same names, cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and
  * raises a role's or the database's {@code idle_in_transaction_session_timeout} and {@code
- * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} and {@code
- * lock_timeout} below half the lease to half the lease, in the same statement (SPEC.md section
- * 60.7, "Faults"). That includes one this URL's own {@code options} parameter sets ({@code
- * options=-c statement_timeout=100}): a shorter limit cancels a batch and fails the journal,
- * whoever set it; to give the journal a limit, give it one of half the lease or more.
+ * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} below half the
+ * lease to half the lease, and sets {@code lock_timeout} to {@code lock_timeout_ms}, in the same
+ * statement (SPEC.md section 60.7, "Faults"). That includes one this URL's own {@code options}
+ * parameter sets ({@code options=-c statement_timeout=100}): a shorter limit cancels a batch and
+ * fails the journal, whoever set it; to give the journal a limit, give it one of half the lease or
+ * more.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever.
@@ -66,6 +72,10 @@ public final class PostgresLocation {
   private final Map<String, String> parameters;
   private final Duration lease;
   private final Duration lockWait;
+
+  /** The URL's {@code lock_timeout_ms}; null for the default, half the lease (which may change). */
+  private final @Nullable Duration lockTimeout;
+
   private final @Nullable String schema;
 
   private PostgresLocation(
@@ -77,12 +87,23 @@ public final class PostgresLocation {
       Map<String, String> parameters,
       Duration lease,
       Duration lockWait,
+      @Nullable Duration lockTimeout,
       @Nullable String schema) {
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
     }
     if (lockWait.isNegative()) {
       throw new IllegalArgumentException("lock_wait_ms must not be negative");
+    }
+    if (lockTimeout != null && (lockTimeout.toMillis() < 1 || lockTimeout.compareTo(lease) >= 0)) {
+      // 0 is no limit to the server; one of the lease or more lets the driver's socket timeout
+      // (the lease) give up first, in words for a lost connection, leaving the server's session
+      // waiting (with the journal's lock) for as long as the holder keeps its lock.
+      throw new IllegalArgumentException(
+          "lock_timeout_ms must be at least 1 and less than lease_ms ("
+              + lease.toMillis()
+              + "): "
+              + lockTimeout.toMillis());
     }
     if (schema != null
         && (schema.isEmpty() || schema.getBytes(StandardCharsets.UTF_8).length > MAX_IDENTIFIER)) {
@@ -106,6 +127,7 @@ public final class PostgresLocation {
     this.parameters = Map.copyOf(parameters);
     this.lease = lease;
     this.lockWait = lockWait;
+    this.lockTimeout = lockTimeout;
     this.schema = schema;
   }
 
@@ -177,6 +199,9 @@ public final class PostgresLocation {
     }
     Duration lease = millis(params.remove("lease_ms"), "lease_ms", DEFAULT_LEASE);
     Duration lockWait = millis(params.remove("lock_wait_ms"), "lock_wait_ms", Duration.ZERO);
+    String lockTimeoutMs = params.remove("lock_timeout_ms");
+    Duration lockTimeout =
+        lockTimeoutMs == null ? null : millis(lockTimeoutMs, "lock_timeout_ms", Duration.ZERO);
     String schema = params.remove("schema");
     return new PostgresLocation(
         host,
@@ -187,6 +212,7 @@ public final class PostgresLocation {
         params,
         lease,
         lockWait,
+        lockTimeout,
         schema);
   }
 
@@ -215,6 +241,14 @@ public final class PostgresLocation {
     return lockWait;
   }
 
+  /**
+   * How long one of the journal's statements waits for a lock another session holds: the URL's
+   * {@code lock_timeout_ms}, or half the lease (see the class comment).
+   */
+  public Duration lockTimeout() {
+    return lockTimeout != null ? lockTimeout : lease.dividedBy(2);
+  }
+
   /** The schema named by the URL's {@code schema}, if it names one (see the class comment). */
   public Optional<String> schema() {
     return Optional.ofNullable(schema);
@@ -223,12 +257,13 @@ public final class PostgresLocation {
   /** This location with another lease. */
   public PostgresLocation withLease(Duration v) {
     return new PostgresLocation(
-        host, port, database, user, password, parameters, v, lockWait, schema);
+        host, port, database, user, password, parameters, v, lockWait, lockTimeout, schema);
   }
 
   /** This location with another lock wait. */
   public PostgresLocation withLockWait(Duration v) {
-    return new PostgresLocation(host, port, database, user, password, parameters, lease, v, schema);
+    return new PostgresLocation(
+        host, port, database, user, password, parameters, lease, v, lockTimeout, schema);
   }
 
   /**
@@ -290,11 +325,14 @@ public final class PostgresLocation {
    *       fails the journal. Half the lease, not the lease: the connection's socket timeout is the
    *       lease, and the server's cancel, which leaves the session usable and says why, must come
    *       first.
-   *   <li>{@code lock_timeout}, to half the lease, for the same reason: a batch's insert waits for
-   *       the tables' locks (a DBA's {@code CREATE INDEX}, another steward's opening adding the
-   *       owner table's columns) and the raise of an epoch for a write in progress, and a limit
-   *       tuned to make an application give up at once ({@code 10ms}) cancelled that wait and
-   *       failed the journal.
+   *   <li>{@code lock_timeout}, set to {@link #lockTimeout()} (half the lease unless the URL says),
+   *       whatever it was: a batch's insert waits for the tables' locks (a DBA's {@code CREATE
+   *       INDEX}, another steward's opening adding the owner table's columns) and the raise of an
+   *       epoch for a write in progress, and a limit tuned to make an application give up at once
+   *       ({@code 10ms}) cancelled that wait and failed the journal; while with none (a role's
+   *       default) a save's {@code LOCK TABLE} or a batch's insert behind a DBA's lock waited until
+   *       the driver's socket timeout gave up, in words for a lost connection, and with that lifted
+   *       ({@code socketTimeout=0}) for as long as the DBA held it, every serve queued behind.
    *   <li>{@code idle_session_timeout}, to the lease: a session is idle between two of the
    *       journal's statements while the steward works (a snapshot save encodes the snapshot after
    *       making sure of the tables), and a limit meant for leaked connections ended it there.
@@ -315,12 +353,13 @@ public final class PostgresLocation {
             // by whatever used the session before) would be written in place of the journal's.
             "SELECT pg_catalog.set_config('search_path',"
                 + " pg_catalog.format('%I, pg_temp', n.nspname), false),"
+                + " pg_catalog.set_config('lock_timeout', ?, false),"
                 + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user(),"
                 + " n.nspname,"
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
-                + " ('idle_session_timeout', ?), ('statement_timeout', ?), ('lock_timeout', ?),"
+                + " ('idle_session_timeout', ?), ('statement_timeout', ?),"
                 // PostgreSQL 17's; on an earlier server pg_settings has no such row, and nothing
                 // is set.
                 + " ('transaction_timeout', '0')) AS l(name, floor)"
@@ -340,20 +379,20 @@ public final class PostgresLocation {
                 + " AS p(s, i) JOIN pg_catalog.pg_namespace q ON q.nspname OPERATOR(pg_catalog.=) p.s"
                 + " WHERE q.oid OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema()"
                 + " ORDER BY p.i LIMIT 1))")) {
-      ps.setString(1, Long.toString(lease.toMillis()));
+      ps.setString(1, Long.toString(lockTimeout().toMillis()));
       ps.setString(2, Long.toString(lease.toMillis()));
-      ps.setString(3, Long.toString(lease.toMillis() / 2));
+      ps.setString(3, Long.toString(lease.toMillis()));
       ps.setString(4, Long.toString(lease.toMillis() / 2));
       ps.setString(5, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
-        if (exists && !rs.getBoolean(2)) {
+        if (exists && !rs.getBoolean(3)) {
           // Only the URL's schema can be one the role may not use: the server leaves such a schema
           // out of the session's own path. Its tables could be neither read nor created, and the
           // server would say only "no schema has been selected to create in".
           throw new SQLException(
               "role "
-                  + rs.getString(3)
+                  + rs.getString(4)
                   + " may not use schema "
                   + schema
                   + " (schema= in the URL) of database "
@@ -375,7 +414,7 @@ public final class PostgresLocation {
                       + " in the URL",
               INVALID_SCHEMA_NAME);
         }
-        String pinned = rs.getString(4);
+        String pinned = rs.getString(5);
         if (pinned.startsWith("pg_")) {
           // Names beginning pg_ are the system's (no role may make one): pg_catalog, pg_toast. The
           // server refuses a table there only at creation, in words naming neither the path nor

@@ -175,7 +175,16 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         }
         c.commit();
       } catch (SQLException e) {
-        throw JournalSchema.rolledBack(c, e);
+        JournalSchema.rolledBack(c, e);
+        if (JournalSchema.lockTimedOut(e) && !c.isClosed()) {
+          // The server's "canceling statement due to lock timeout" names neither the table nor
+          // who holds it, and the DBA's session is what the operator must find.
+          throw new SQLException(
+              JournalSchema.lockTimedOut(c, t, location.lockTimeout(), "mesh_journal_snapshot"),
+              e.getSQLState(),
+              e);
+        }
+        throw e;
       }
     } catch (SQLException e) {
       throw new SnapshotException(

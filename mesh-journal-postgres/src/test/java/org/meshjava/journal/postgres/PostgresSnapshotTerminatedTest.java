@@ -62,6 +62,48 @@ class PostgresSnapshotTerminatedTest {
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(1);
   }
 
+  /**
+   * Ended after the save's checks, before its insert: the insert, the delete of the older rows and
+   * the commit never run, and the newest two snapshots stay as they were.
+   */
+  @Test
+  void aSaveWhoseSessionIsEndedBeforeItsInsert_isRefusedIo_andLeavesTheRowsAsTheyWere()
+      throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresLocation where = PostgresLocation.parse(server.url(db));
+    PostgresSnapshotStore.of(where, "did:key:a").save(PostgresSnapshotStoreTest.at(1));
+    PostgresSnapshotStore.of(where, "did:key:a").save(PostgresSnapshotStoreTest.at(2));
+    PostgresSnapshotStore ended =
+        PostgresSnapshotStore.of(
+            where,
+            "did:key:a",
+            () -> {
+              try (Connection admin = server.connect(db);
+                  Statement a = admin.createStatement()) {
+                // Every other session of the database: the save's alone, here.
+                a.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+              } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThatThrownBy(() -> ended.save(PostgresSnapshotStoreTest.at(3)))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
+    PostgresSchemaLockTest.startServer();
+    assertThat(PostgresSchemaLockTest.count(db, "mesh_journal_snapshot")).isEqualTo(2);
+    assertThat(
+            PostgresSnapshotStore.of(where, "did:key:a")
+                .latestHeader()
+                .orElseThrow()
+                .position()
+                .count())
+        .isEqualTo(2);
+  }
+
   @Test
   void aHeaderReadWhoseSessionIsEndedBetweenItsReads_isRefusedIo_inTheServersWords()
       throws Exception {

@@ -3,7 +3,12 @@ package org.meshjava.journal.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
@@ -75,5 +80,133 @@ class PostgresTransactionPoolingTest {
           .contains("pool_mode=transaction");
       assertThat(j.locked()).isFalse();
     }
+  }
+
+  /**
+   * A batch run on another server process than the one holding the lock is not checked for it (only
+   * the heartbeat is), and needs not be: a pooling proxy keeps a transaction on one server
+   * connection, so the insert and its {@code COMMIT} are answered by one process, and the insert
+   * carries the epoch in the same statement, so once a successor has the lock (the holder's session
+   * let it go: ended, or idle past the lease) and raised the epoch, a batch on any process stores
+   * nothing. Here the heartbeat is held back so that the batch meets the fence first.
+   */
+  @Test
+  void aBatchOnAnotherProcessAfterASuccessorTookTheLock_isFenced_andStoresNothing()
+      throws Exception {
+    String name = PostgresJournalTest.newName();
+    PostgresLocation location = PostgresJournalTest.location();
+    TransactionPool[] pool = new TransactionPool[1];
+    Connection[] holder = new Connection[1];
+    CountDownLatch resume = new CountDownLatch(1);
+    try (PostgresJournal stale =
+        PostgresJournal.open(
+            location,
+            name,
+            () -> {},
+            c -> {
+              holder[0] = c;
+              pool[0] = TransactionPool.over(c, location);
+              return pool[0].connection();
+            })) {
+      stale.append(PostgresJournalTest.authorised(0));
+      stale.beforeEachBeat(
+          () -> {
+            try {
+              resume.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+      pool[0].switching(true);
+      // The lock's session lets it go, as one ended or idle past the lease would, and the proxy
+      // hands the journal's transactions on.
+      try (Statement s = holder[0].createStatement()) {
+        s.execute("SELECT pg_advisory_unlock_all()");
+      }
+      try (PostgresJournal successor = PostgresJournal.open(location, name)) {
+        assertThat(successor.epoch()).isEqualTo(2);
+        successor.append(PostgresJournalTest.authorised(1));
+
+        JournalException e =
+            catchThrowableOfType(
+                JournalException.class, () -> stale.append(PostgresJournalTest.authorised(2)));
+        assertThat(e).isNotNull();
+        assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FENCED);
+        assertThat(e.getMessage()).doesNotContain("may still be found on restart");
+
+        successor.append(PostgresJournalTest.authorised(3));
+        assertThat(successor.position().count()).isEqualTo(4);
+      } finally {
+        resume.countDown();
+      }
+    }
+    assertThat(PostgresJournalTest.rows(name)).hasSize(4);
+  }
+
+  /**
+   * A proxy that hands the one server connection it holds to every client (transaction mode with a
+   * pool of one, or session mode without a reset query such as {@code DISCARD ALL}): a second
+   * steward's statements reach the first's session, where the journal's advisory lock, taken again,
+   * is granted at once (a session's locks stack), and the pid checks see the same process. It
+   * opened, raised the epoch and fenced the running steward, where a second steward is to be
+   * refused; it is now refused {@code UNLOCKABLE} before anything is raised, since a new session
+   * holds no lock of the journal's, and the running one goes on.
+   */
+  @Test
+  void anOpeningOnAServerSessionThatAlreadyHoldsTheJournalsLock_isRefusedUnlockable()
+      throws Exception {
+    String name = PostgresJournalTest.newName();
+    PostgresLocation location = PostgresJournalTest.location();
+    Connection[] server = new Connection[1];
+    try (PostgresJournal first =
+        PostgresJournal.open(
+            location,
+            name,
+            () -> {},
+            c -> {
+              server[0] = c;
+              return c;
+            })) {
+      first.append(PostgresJournalTest.authorised(0));
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class,
+              () ->
+                  PostgresJournal.open(
+                          location,
+                          name,
+                          () -> {},
+                          c -> {
+                            c.close();
+                            return handedOn(server[0]);
+                          })
+                      .close());
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.UNLOCKABLE);
+      assertThat(e.getMessage())
+          .contains("already holds the journal's lock")
+          .contains("pg_terminate_backend(");
+      first.append(PostgresJournalTest.authorised(1));
+      assertThat(first.epoch()).isEqualTo(1);
+    }
+    assertThat(PostgresJournalTest.rows(name)).hasSize(3);
+  }
+
+  /** {@code server} as a proxy hands it to another client: closing that client's leaves it open. */
+  private static Connection handedOn(Connection server) {
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, m, args) -> {
+              if (m.getName().equals("close")) {
+                return null;
+              }
+              try {
+                return m.invoke(server, args);
+              } catch (InvocationTargetException x) {
+                throw x.getCause();
+              }
+            });
   }
 }
