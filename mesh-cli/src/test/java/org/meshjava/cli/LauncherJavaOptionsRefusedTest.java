@@ -60,11 +60,7 @@ class LauncherJavaOptionsRefusedTest {
     }
     assertThat(Files.readAllLines(asked)).hasSize(1);
     // Another value is asked about again.
-    LauncherCopy.run(
-        root,
-        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx3g"),
-        "key",
-        "show");
+    keyShow(jdk, "-Xmx3g");
     assertThat(Files.readAllLines(asked)).hasSize(2);
   }
 
@@ -80,12 +76,7 @@ class LauncherJavaOptionsRefusedTest {
     Files.createDirectories(root.resolve("mesh-cli/target"));
     for (String value :
         new String[] {"-Xmx2g", "-Xmx3g\n-Dmesh.a=1", "-Xmx2g", "-Xmx3g\n-Dmesh.a=1"}) {
-      LauncherCopy.Ran ran =
-          LauncherCopy.run(
-              root,
-              Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", value),
-              "key",
-              "show");
+      LauncherCopy.Ran ran = keyShow(jdk, value);
       assertThat(ran.code()).as(ran.out()).isZero();
     }
     assertThat(Files.readAllLines(root.resolve("asked")))
@@ -105,22 +96,12 @@ class LauncherJavaOptionsRefusedTest {
         "-XX:StartFlightRecording=filename=r.jfr -XX:ArchiveClassesAtExit=a.jsa"
             + " -XX:SharedArchiveFile=b.jsa -XX:+AutoCreateSharedArchive -Xlog:gc:file=gc.log"
             + " -Xlog:safepoint:s.log -Xloggc:old.log -XX:AOTCacheOutput=c.aot";
-    Map<String, String> env =
-        Map.of(
-            "JAVA_HOME",
-            jdk.toString(),
-            "MESH_NO_BUILD",
-            "1",
-            "MESH_JAVA_OPTS",
-            "-Xmx2g " + writers + " -Xlog:gc -Xlog:gc:stderr");
-    assertThat(LauncherCopy.run(root, env, "key", "show").code()).isZero();
+    assertThat(keyShow(jdk, "-Xmx2g " + writers + " -Xlog:gc -Xlog:gc:stderr").code()).isZero();
     assertThat(Files.readAllLines(root.resolve("asked")))
         .containsExactly("-Xmx2g -Xlog:gc -Xlog:gc:stderr -version");
     // A value of such options alone asks nothing.
     Files.delete(root.resolve("asked"));
-    Map<String, String> only = new java.util.HashMap<>(env);
-    only.put("MESH_JAVA_OPTS", writers);
-    assertThat(LauncherCopy.run(root, only, "key", "show").code()).isZero();
+    assertThat(keyShow(jdk, writers).code()).isZero();
     assertThat(root.resolve("asked")).doesNotExist();
   }
 
@@ -132,12 +113,7 @@ class LauncherJavaOptionsRefusedTest {
   @Test
   void anAnswerThatCannotBeKept_addsNoLine() throws Exception {
     Path jdk = askingJdk();
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx2g"),
-            "key",
-            "show");
+    LauncherCopy.Ran ran = keyShow(jdk, "-Xmx2g");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(ran.out()).isEmpty();
   }
@@ -148,19 +124,18 @@ class LauncherJavaOptionsRefusedTest {
     Path jdk = askingJdk();
     Path asked = root.resolve("asked");
     LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME",
-                jdk.toString(),
-                "MESH_NO_BUILD",
-                "1",
-                "MESH_JAVA_OPTS",
-                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590"),
-            "key",
-            "show");
+        keyShow(jdk, "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
+  private LauncherCopy.Ran keyShow(Path jdk, String meshJavaOpts) throws Exception {
+    return LauncherCopy.run(
+        root,
+        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", meshJavaOpts),
+        "key",
+        "show");
   }
 
   /**
