@@ -155,10 +155,12 @@ public final class Mesh extends CommandGroup {
             // (`--prot` for --port); the configuration keys' nearest-key rule finds those.
             // The same rule, first, for a mistyped command among the subcommands of where it was
             // typed: picocli's guess names `serve` for `tset`, and never the launcher's `test`.
-            List<String> command = unknown.isEmpty() ? nearestSubcommands(where, u) : List.of();
+            // Where a command was typed, that rule alone: picocli's fallback named `log` for
+            // `bogus` (two letters in common), a guess that sends a user the wrong way.
+            boolean commandWord = unknown.isEmpty() && isCommandWord(where, u);
             List<String> meant =
-                !command.isEmpty()
-                    ? command
+                commandWord
+                    ? nearestSubcommands(where, u)
                     : u.getSuggestions().isEmpty()
                         ? nearestOptions(where, unknown)
                         : u.getSuggestions();
@@ -350,18 +352,28 @@ public final class Mesh extends CommandGroup {
   private static final List<String> LAUNCHER_COMMANDS = List.of("test", "format", "bench");
 
   /**
+   * Whether the first word {@code command} did not take stands where a subcommand is typed: the
+   * command has subcommands and the word is no option.
+   */
+  private static boolean isCommandWord(
+      CommandLine command, CommandLine.UnmatchedArgumentException e) {
+    List<String> unmatched = e.getUnmatched();
+    return !command.getSubcommands().isEmpty()
+        && !unmatched.isEmpty()
+        && !unmatched.getFirst().startsWith("-");
+  }
+
+  /**
    * The subcommands of {@code command} that the first word it did not take is nearest to ({@link
    * NearestKey}), the launcher's own commands among them at the top; none where that word is an
    * option or the command has no subcommands.
    */
   private static List<String> nearestSubcommands(
       CommandLine command, CommandLine.UnmatchedArgumentException e) {
-    List<String> unmatched = e.getUnmatched();
-    if (command.getSubcommands().isEmpty()
-        || unmatched.isEmpty()
-        || unmatched.getFirst().startsWith("-")) {
+    if (!isCommandWord(command, e)) {
       return List.of();
     }
+    List<String> unmatched = e.getUnmatched();
     java.util.Map<String, String> byKey = new java.util.HashMap<>();
     command.getSubcommands().keySet().forEach(n -> byKey.put(n.replace('-', '_'), n));
     if (command.getParent() == null) {

@@ -60,12 +60,49 @@ class LauncherJavaOptionsRefusedTest {
     }
     assertThat(Files.readAllLines(asked)).hasSize(1);
     // Another value is asked about again.
-    LauncherCopy.run(
-        root,
-        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx3g"),
-        "key",
-        "show");
+    keyShow(jdk, "-Xmx3g");
     assertThat(Files.readAllLines(asked)).hasSize(2);
+  }
+
+  /**
+   * Regression: only the last value was remembered, so two option sets used in turn (one checkout's
+   * serve and another's tool, or two shells) asked the JVM again on every run: 4 asks here, not 2.
+   */
+  @Test
+  void twoValuesUsedInTurn_areEachAskedAboutOnce() throws Exception {
+    Path jdk = askingJdk();
+    Files.setLastModifiedTime(
+        jdk.resolve("release"), FileTime.from(Instant.parse("2025-01-01T00:00:00Z")));
+    Files.createDirectories(root.resolve("mesh-cli/target"));
+    for (String value :
+        new String[] {"-Xmx2g", "-Xmx3g\n-Dmesh.a=1", "-Xmx2g", "-Xmx3g\n-Dmesh.a=1"}) {
+      LauncherCopy.Ran ran = keyShow(jdk, value);
+      assertThat(ran.code()).as(ran.out()).isZero();
+    }
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly("-Xmx2g -version", "-Xmx3g -Dmesh.a=1 -version");
+  }
+
+  /**
+   * Regression: the check ran every option under {@code -version} too, so one that writes a file
+   * when a JVM starts or ends (a flight recording, a class archive, a log file) wrote, rotated or
+   * truncated it once more before the real run. They are left to the real run; the rest is asked.
+   */
+  @Test
+  void optionsThatWriteAFile_areLeftOutOfTheCheck() throws Exception {
+    Path jdk = askingJdk();
+    Files.createDirectories(root.resolve("mesh-cli/target"));
+    String writers =
+        "-XX:StartFlightRecording=filename=r.jfr -XX:ArchiveClassesAtExit=a.jsa"
+            + " -XX:SharedArchiveFile=b.jsa -XX:+AutoCreateSharedArchive -Xlog:gc:file=gc.log"
+            + " -Xlog:safepoint:s.log -Xloggc:old.log -XX:AOTCacheOutput=c.aot";
+    assertThat(keyShow(jdk, "-Xmx2g " + writers + " -Xlog:gc -Xlog:gc:stderr").code()).isZero();
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly("-Xmx2g -Xlog:gc -Xlog:gc:stderr -version");
+    // A value of such options alone asks nothing.
+    Files.delete(root.resolve("asked"));
+    assertThat(keyShow(jdk, writers).code()).isZero();
+    assertThat(root.resolve("asked")).doesNotExist();
   }
 
   /**
@@ -76,12 +113,7 @@ class LauncherJavaOptionsRefusedTest {
   @Test
   void anAnswerThatCannotBeKept_addsNoLine() throws Exception {
     Path jdk = askingJdk();
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", "-Xmx2g"),
-            "key",
-            "show");
+    LauncherCopy.Ran ran = keyShow(jdk, "-Xmx2g");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(ran.out()).isEmpty();
   }
@@ -92,19 +124,18 @@ class LauncherJavaOptionsRefusedTest {
     Path jdk = askingJdk();
     Path asked = root.resolve("asked");
     LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME",
-                jdk.toString(),
-                "MESH_NO_BUILD",
-                "1",
-                "MESH_JAVA_OPTS",
-                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590"),
-            "key",
-            "show");
+        keyShow(jdk, "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
+  private LauncherCopy.Ran keyShow(Path jdk, String meshJavaOpts) throws Exception {
+    return LauncherCopy.run(
+        root,
+        Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1", "MESH_JAVA_OPTS", meshJavaOpts),
+        "key",
+        "show");
   }
 
   /**
@@ -130,14 +161,14 @@ class LauncherJavaOptionsRefusedTest {
 
   /**
    * A stand-in JDK 25 whose {@code java} starts with any option and notes in {@code root/asked}
-   * each time it is asked whether it would ({@code -version}).
+   * each time it is asked whether it would ({@code -version}), one line of the options asked about.
    */
   private Path askingJdk() throws java.io.IOException {
     Path jdk = LauncherCopy.standInJdk(root);
     Files.writeString(
         jdk.resolve("bin/java"),
         "#!/usr/bin/env bash\n"
-            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo asked >> '"
+            + "for a in \"$@\"; do [ \"$a\" = -version ] && echo \"$*\" >> '"
             + root.resolve("asked")
             + "'; done\nexit 0\n",
         StandardCharsets.UTF_8);

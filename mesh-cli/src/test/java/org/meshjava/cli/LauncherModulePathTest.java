@@ -9,13 +9,16 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The repository's {@code ./mesh} launcher runs the command on the module path. This test needs the
  * packaged command ({@code target/mesh-cli.jar} and {@code target/lib}), so the build runs it after
- * {@code package} (the {@code launcher} execution in mesh-cli's pom), not with the unit tests.
+ * {@code package} (the {@code launcher} execution in mesh-cli's pom, which picks it by its tag),
+ * not with the unit tests.
  */
+@Tag("launcher")
 class LauncherModulePathTest {
   @Test
   void launcher_runsTheCommandAsTheNamedModule_notFromTheClassPath()

@@ -30,4 +30,17 @@ class UnknownSubcommandNearestTest {
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.err()).startsWith("mesh journal: ").contains("did you mean inspect?");
   }
+
+  /**
+   * Regression: "mesh: Unmatched argument at index 0: 'bogus'; did you mean log? (see 'mesh
+   * --help')": picocli's letter-pair guess, which shares two letters with what was typed.
+   */
+  @Test
+  void aWordNearNoCommand_namesNone() {
+    MeshCommandTest.Run r = mesh("bogus");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err().strip())
+        .isEqualTo("mesh: Unmatched argument at index 0: 'bogus' (see 'mesh --help')");
+    assertThat(mesh("journal", "frobnicate", "j").err()).doesNotContain("did you mean");
+  }
 }
