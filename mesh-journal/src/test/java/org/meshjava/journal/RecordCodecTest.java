@@ -20,6 +20,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.journal.internal.IdentifiedChain;
 import org.meshjava.journal.internal.JournalChain;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.RecordChain;
@@ -363,15 +364,15 @@ class RecordCodecTest {
   }
 
   /**
-   * A chain id handed to the encoder (RecordChain hashes the chain once and passes it on) changes
-   * no record's bytes: every line a journal writes, for every entry kind and for authorisations on
-   * two different chains, is what the one-argument encoder writes when it hashes the chain itself;
-   * a {@code Chain} or {@code Authorised} record given its own chain's id, and every other kind
-   * given the id of another chain, encodes to those same bytes.
+   * A chain handed to the encoder with its id (RecordChain hashes an authorisation's chain once and
+   * passes it on) changes no record's bytes: every line a journal writes, for every entry kind and
+   * for authorisations on two different chains, is what the one-argument encoder writes when it
+   * hashes the chain itself; a {@code Chain} or {@code Authorised} record given its own chain, and
+   * every record given either chain of the history (for a chain record, the other chain's id must
+   * not be written in its place), encodes to those same bytes.
    */
   @Test
-  void aChainIdGivenToTheEncoder_changesNoRecordsBytes_forEveryKind_andEveryChain()
-      throws Exception {
+  void aChainGivenToTheEncoder_changesNoRecordsBytes_forEveryKind_andEveryChain() throws Exception {
     JournalHistory h = everything();
     GrantChain second = JournalHistory.chain(JournalHistory.OTHER, JournalHistory.STEWARD_ID);
     JournalEntry.Authorised onSecond = JournalHistory.authorised(9);
@@ -385,8 +386,10 @@ class RecordCodecTest {
             onSecond.decidedAt()));
     h.append(JournalHistory.authorised(10));
     h.suspendOnCheckpoint(0);
-    ContentId secondId = ContentId.ofBytes(second.encode());
-    ContentId firstId = ContentId.ofBytes(JournalHistory.CHAIN.encode());
+    IdentifiedChain secondChain = IdentifiedChain.of(second);
+    IdentifiedChain firstChain = IdentifiedChain.of(JournalHistory.CHAIN);
+    ContentId secondId = secondChain.id();
+    ContentId firstId = firstChain.id();
     assertThat(secondId).isNotEqualTo(firstId);
 
     List<JournalRecord> records = h.records();
@@ -401,25 +404,29 @@ class RecordCodecTest {
           .as("line %d as written", i)
           .isEqualTo(plain);
       assertThat(new String(RecordCodec.encode(r, null), StandardCharsets.UTF_8))
-          .as("record %d, no id given", i)
+          .as("record %d, no chain given", i)
           .isEqualTo(plain);
-      Optional<ContentId> own =
+      Optional<GrantChain> own =
           switch (r.entry()) {
-            case JournalEntry.Chain c -> Optional.of(c.id());
-            case JournalEntry.Authorised a ->
-                Optional.of(ContentId.ofBytes(a.presentation().chain().encode()));
+            case JournalEntry.Chain c -> Optional.of(c.chain());
+            case JournalEntry.Authorised a -> Optional.of(a.presentation().chain());
             default -> Optional.empty();
           };
       if (r.entry() instanceof JournalEntry.Chain c) {
         chainsWritten.add(c.id());
       }
-      for (ContentId given : own.isPresent() ? List.of(own.get()) : List.of(firstId, secondId)) {
-        assertThat(new String(RecordCodec.encode(r, given), StandardCharsets.UTF_8))
-            .as("record %d (%s), given %s", i, r.entry().getClass().getSimpleName(), given)
+      List<IdentifiedChain> given = new ArrayList<>(List.of(firstChain, secondChain));
+      own.ifPresent(c -> given.add(IdentifiedChain.of(c)));
+      for (IdentifiedChain g : given) {
+        assertThat(new String(RecordCodec.encode(r, g), StandardCharsets.UTF_8))
+            .as("record %d (%s), given %s", i, r.entry().getClass().getSimpleName(), g.id())
             .isEqualTo(plain);
       }
       own.ifPresent(
-          id -> assertThat(plain).as("record %d names its chain", r.seq()).contains(id.hex()));
+          c ->
+              assertThat(plain)
+                  .as("record %d names its chain", r.seq())
+                  .contains(ContentId.ofBytes(c.encode()).hex()));
     }
     assertThat(chainsWritten).containsExactly(firstId, secondId);
     assertThat(kinds).containsExactlyInAnyOrder(JournalEntry.class.getPermittedSubclasses());

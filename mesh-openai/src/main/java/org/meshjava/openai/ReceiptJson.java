@@ -20,6 +20,7 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.internal.SignedCoreSink;
 import org.meshjava.receipt.internal.SignedCores;
 
 /**
@@ -57,7 +58,26 @@ public final class ReceiptJson {
    * building the tree: the receipt in every served reply's {@code usage.energy}.
    */
   static void write(SealedReceipt sealed, JsonGenerator g) throws IOException {
-    write(SignedCores.of(sealed), g);
+    g.writeStartObject();
+    SignedCores.write(
+        sealed,
+        new SignedCoreSink<IOException>() {
+          @Override
+          public void text(String key, String value) throws IOException {
+            g.writeStringField(key, value);
+          }
+
+          @Override
+          public void uint(String key, long value) throws IOException {
+            g.writeNumberField(key, value);
+          }
+
+          @Override
+          public void bytes(String key, byte[] value) throws IOException {
+            g.writeStringField(key, HexFormat.of().formatHex(value));
+          }
+        });
+    g.writeEndObject();
   }
 
   /**
@@ -124,37 +144,6 @@ public final class ReceiptJson {
           ReceiptException.Reason.MALFORMED_RECEIPT, "the signed core is not a map");
     }
     return (ObjectNode) toJson(map);
-  }
-
-  /** {@link #toJson}'s JSON written: the same keys, values and order, no tree. */
-  private static void write(CborValue value, JsonGenerator g) throws IOException {
-    switch (value) {
-      case CborInt i -> g.writeNumber(i.value());
-      case CborText t -> g.writeString(t.value());
-      case CborBytes b -> g.writeString(HexFormat.of().formatHex(b.bytes()));
-      case CborArray a -> {
-        g.writeStartArray();
-        for (CborValue item : a.items()) {
-          write(item, g);
-        }
-        g.writeEndArray();
-      }
-      case CborMap m -> {
-        g.writeStartObject();
-        for (CborMap.Entry e : m.entries()) {
-          g.writeFieldName(key(e));
-          write(e.value(), g);
-        }
-        g.writeEndObject();
-      }
-      case CborTag t -> {
-        g.writeStartObject();
-        g.writeNumberField("tag", t.tag());
-        g.writeFieldName("content");
-        write(t.content(), g);
-        g.writeEndObject();
-      }
-    }
   }
 
   private static String key(CborMap.Entry e) {

@@ -90,12 +90,12 @@ public final class Jcr1 {
         throw new IllegalArgumentException(
             "receipt names steward " + receipt.steward() + " but the key is " + steward);
       }
-      CborMap core = receipt.toSignedCore();
-      // The encoding is a fresh array no one else holds, so the envelope adopts it uncopied.
+      // The core is written straight to its bytes (no map), and the envelope, a fresh array no one
+      // else holds, is adopted uncopied.
       return new SealedReceipt(
           receipt,
-          Envelope.adopt(CoseSign1.signEncoded(protectedHeader, EMPTY, core.encode(), key)),
-          core);
+          Envelope.adopt(
+              CoseSign1.signEncoded(protectedHeader, EMPTY, SignedCoreBytes.of(receipt), key)));
     }
   }
 

@@ -13,6 +13,7 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.internal.SignedCoreSink;
 import org.meshjava.receipt.internal.SignedCores;
 
 /**
@@ -180,6 +181,12 @@ public record MeshReceipt(
           public MeshReceipt decode(CborValue core) throws ReceiptException {
             return SignedCore.decode(core);
           }
+
+          @Override
+          public <X extends Exception> void write(SealedReceipt sealed, SignedCoreSink<X> sink)
+              throws X {
+            sealed.writeSignedCore(sink);
+          }
         });
   }
 
@@ -188,7 +195,7 @@ public record MeshReceipt(
    * the payload of the receipt's envelope.
    */
   public byte[] encodeSignedCore() {
-    return SignedCore.encode(this).encode();
+    return SignedCoreBytes.of(this);
   }
 
   /** The signed core as a CBOR map, for this package's sealing and its tests. */

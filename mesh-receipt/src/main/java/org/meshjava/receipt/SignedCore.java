@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.OutcomeCounters;
@@ -19,6 +20,7 @@ import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.receipt.internal.SignedCoreSink;
 
 /**
  * The mapping between a {@link MeshReceipt} and its signed core, the canonical CBOR map of §6.1
@@ -101,55 +103,116 @@ final class SignedCore {
 
   private SignedCore() {}
 
+  /** The receipt's signed core as a CBOR map: {@link #write}'s fields, collected and sorted. */
   static CborMap encode(MeshReceipt r) {
-    CborMap.Builder b = CborMap.builder();
-    b.put(MESH_RECEIPT, MeshReceipt.PROFILE);
-    b.put(REQUEST_ID, r.requestId().hex());
-    r.grantId().ifPresent(g -> b.put(GRANT_ID, g.hex()));
-    b.put(BACKEND, r.backend());
-    b.put(RECIPE, r.recipe());
-    r.weights()
-        .ifPresent(
-            w -> {
-              b.put(WEIGHTS_DIGEST, w.digest().hex());
-              b.put(PRECISION, w.precision());
-            });
-    b.put(ROUTE, r.route());
+    MapSink map = new MapSink();
+    write(r, map);
+    return map.entries.build();
+  }
+
+  /** Collects the written fields into a map builder, which sorts them. */
+  private static final class MapSink implements SignedCoreSink<RuntimeException> {
+    final CborMap.Builder entries = CborMap.builder();
+
+    @Override
+    public void text(String key, String value) {
+      entries.put(key, value);
+    }
+
+    @Override
+    public void uint(String key, long value) {
+      entries.put(key, value);
+    }
+
+    @Override
+    public void bytes(String key, byte[] value) {
+      entries.put(key, value);
+    }
+  }
+
+  /**
+   * Writes the receipt's signed core to {@code sink}, field by field in canonical key order (RFC
+   * 8949 §4.2.1: every key here is text shorter than 24 bytes, so shorter keys first, then
+   * bytewise), absent options left out. This is the one list of the core's fields: {@link #encode}
+   * collects it into a map, {@link SignedCoreBytes} writes it as the bytes the seal signs, and the
+   * receipt's JSON view writes it as JSON, all in this order. {@code SignedCoreBytesTest} holds the
+   * order to the map's own sort.
+   */
+  static <X extends Exception> void write(MeshReceipt r, SignedCoreSink<X> sink) throws X {
     OutcomeCounters c = r.counters();
-    b.put(TOKENS_IN, c.tokensIn());
-    b.put(TOKENS_OUT, c.tokensOut());
-    b.put(TOKENS_ACCEPTED, c.tokensAccepted());
-    b.put(CACHE_HIT_TOKENS, c.cacheHitTokens());
-    b.put(SPEC_PROPOSED, c.specProposed());
-    b.put(SPEC_ACCEPTED, c.specAccepted());
-    b.put(FIDELITY_FLOOR, r.fidelityFloor().level());
-    r.fidelityReport()
-        .ifPresent(
-            f -> {
-              b.put(FIDELITY_ADVERTISED, f.advertised().level());
-              b.put(FIDELITY_DELIVERED, f.delivered().level());
-            });
-    b.put(FIDELITY_MET, r.fidelityMet() ? 1 : 0);
-    b.put(ESTIMATED_UJ, r.energy().estimatedUj());
-    r.energy().measuredUj().ifPresent(m -> b.put(MEASURED_UJ, m));
-    r.ujPerAcceptedToken().ifPresent(v -> b.put(UJ_PER_ACCEPTED_TOKEN, v));
-    r.decision()
-        .ifPresent(
-            d -> {
-              b.put(QUESTIONS_ANSWERED, d.questions());
-              b.put(OPTIONS_SCORED, d.optionsScored());
-              b.put(SCHEMA_TOKENS, d.schemaTokens());
-            });
-    r.ujPerDecision().ifPresent(v -> b.put(UJ_PER_DECISION, v));
-    r.ujPerOptionScored().ifPresent(v -> b.put(UJ_PER_OPTION_SCORED, v));
-    b.put(ENERGY_PROVENANCE, r.energy().provenance().name());
-    r.grantBreach().ifPresent(g -> b.put(GRANT_BREACH, g.wire()));
-    r.outputCommitment().ifPresent(commitment -> b.put(OUTPUT_COMMITMENT, commitment.hex()));
-    b.put(SEQUENCE, r.sequence());
-    r.prev().ifPresent(p -> b.put(PREV, p.hex()));
-    b.put(NONCE, r.nonce().bytes());
-    b.put(STEWARD, r.steward().value());
-    return b.build();
+    Energy energy = r.energy();
+    Optional<ContentId> prev = r.prev();
+    if (prev.isPresent()) {
+      sink.text(PREV, prev.get().hex());
+    }
+    sink.bytes(NONCE, r.nonce().bytes());
+    sink.text(ROUTE, r.route());
+    sink.text(RECIPE, r.recipe());
+    sink.text(BACKEND, r.backend());
+    sink.text(STEWARD, r.steward().value());
+    Optional<ContentId> grant = r.grantId();
+    if (grant.isPresent()) {
+      sink.text(GRANT_ID, grant.get().hex());
+    }
+    sink.uint(SEQUENCE, r.sequence());
+    Optional<WeightsBinding> weights = r.weights();
+    if (weights.isPresent()) {
+      sink.text(PRECISION, weights.get().precision());
+    }
+    sink.uint(TOKENS_IN, c.tokensIn());
+    sink.text(REQUEST_ID, r.requestId().hex());
+    sink.uint(TOKENS_OUT, c.tokensOut());
+    OptionalLong measured = energy.measuredUj();
+    if (measured.isPresent()) {
+      sink.uint(MEASURED_UJ, measured.getAsLong());
+    }
+    sink.uint(ESTIMATED_UJ, energy.estimatedUj());
+    sink.uint(FIDELITY_MET, r.fidelityMet() ? 1 : 0);
+    Optional<DenialLabel> breach = r.grantBreach();
+    if (breach.isPresent()) {
+      sink.text(GRANT_BREACH, breach.get().wire());
+    }
+    sink.text(MESH_RECEIPT, MeshReceipt.PROFILE);
+    Optional<DecisionShape> decision = r.decision();
+    if (decision.isPresent()) {
+      sink.uint(SCHEMA_TOKENS, decision.get().schemaTokens());
+    }
+    sink.uint(SPEC_ACCEPTED, c.specAccepted());
+    sink.uint(SPEC_PROPOSED, c.specProposed());
+    sink.uint(FIDELITY_FLOOR, r.fidelityFloor().level());
+    if (decision.isPresent()) {
+      sink.uint(OPTIONS_SCORED, decision.get().optionsScored());
+    }
+    if (weights.isPresent()) {
+      sink.text(WEIGHTS_DIGEST, weights.get().digest().hex());
+    }
+    sink.uint(TOKENS_ACCEPTED, c.tokensAccepted());
+    uintIfPresent(sink, UJ_PER_DECISION, r.ujPerDecision());
+    sink.uint(CACHE_HIT_TOKENS, c.cacheHitTokens());
+    sink.text(ENERGY_PROVENANCE, energy.provenance().name());
+    Optional<ContentId> commitment = r.outputCommitment();
+    if (commitment.isPresent()) {
+      sink.text(OUTPUT_COMMITMENT, commitment.get().hex());
+    }
+    Optional<FidelityReport> fidelity = r.fidelityReport();
+    if (fidelity.isPresent()) {
+      sink.uint(FIDELITY_DELIVERED, fidelity.get().delivered().level());
+    }
+    if (decision.isPresent()) {
+      sink.uint(QUESTIONS_ANSWERED, decision.get().questions());
+    }
+    if (fidelity.isPresent()) {
+      sink.uint(FIDELITY_ADVERTISED, fidelity.get().advertised().level());
+    }
+    uintIfPresent(sink, UJ_PER_OPTION_SCORED, r.ujPerOptionScored());
+    uintIfPresent(sink, UJ_PER_ACCEPTED_TOKEN, r.ujPerAcceptedToken());
+  }
+
+  private static <X extends Exception> void uintIfPresent(
+      SignedCoreSink<X> sink, String key, OptionalLong value) throws X {
+    if (value.isPresent()) {
+      sink.uint(key, value.getAsLong());
+    }
   }
 
   static MeshReceipt decode(CborValue value) throws ReceiptException {

@@ -184,11 +184,11 @@ public final class CanonicalCbor {
       }
     }
 
-    void write(int b) {
-      if (len == buf.length) {
-        buf = Arrays.copyOf(buf, buf.length * 2);
+    /** Makes room for {@code n} more bytes. */
+    void reserve(int n) {
+      if (len + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
       }
-      buf[len++] = (byte) b;
     }
 
     void writeBytes(byte[] b) {
@@ -331,27 +331,53 @@ public final class CanonicalCbor {
 
   /** Writes a major type with its argument in the shortest form; {@code arg} is unsigned. */
   private static void head(Out out, int major, long arg) {
-    int mt = major << 5;
-    if (arg >= 0 && arg < 24) {
-      out.write(mt | (int) arg);
-    } else if (arg >= 0 && arg <= 0xFF) {
-      out.write(mt | 24);
-      out.write((int) arg);
-    } else if (arg >= 0 && arg <= 0xFFFF) {
-      out.write(mt | 25);
-      out.write((int) (arg >>> 8));
-      out.write((int) arg);
-    } else if (arg >= 0 && arg <= 0xFFFF_FFFFL) {
-      out.write(mt | 26);
-      for (int s = 24; s >= 0; s -= 8) {
-        out.write((int) (arg >>> s));
-      }
-    } else {
-      out.write(mt | 27);
-      for (int s = 56; s >= 0; s -= 8) {
-        out.write((int) (arg >>> s));
-      }
+    // Exactly the head's size: a lone integer or text is written into an array of its exact size
+    // and returned as it is (encode), so a spare byte here would end up in its encoding.
+    out.reserve(headSize(arg));
+    out.len = putHead(out.buf, out.len, major, arg);
+  }
+
+  /**
+   * How many bytes the canonical head of an item whose argument is {@code arg} takes: 1, 2, 3, 5 or
+   * 9 (RFC 8949 §4.2.1, shortest form). For a caller that writes a value of a fixed shape straight
+   * into an array of its exact size ({@link #putHead}).
+   *
+   * @param arg the head's argument, read as unsigned (a length, an unsigned integer, a tag)
+   */
+  public static int headLength(long arg) {
+    return headSize(arg);
+  }
+
+  /**
+   * Writes the canonical head of major type {@code major} with argument {@code arg} into {@code
+   * dst} at {@code at}, in the shortest form, and returns the index after it. The caller writes the
+   * content that follows and, for a map, its entries in canonical key order: this writes one head,
+   * it orders nothing.
+   *
+   * @param major the major type, 0 to 7
+   * @param arg the argument, read as unsigned
+   * @throws IllegalArgumentException if {@code major} is not 0 to 7
+   * @throws ArrayIndexOutOfBoundsException if {@code dst} has fewer than {@link #headLength} bytes
+   *     from {@code at}
+   */
+  public static int putHead(byte[] dst, int at, int major, long arg) {
+    if (major < 0 || major > MAJOR_SIMPLE) {
+      throw new IllegalArgumentException("a CBOR major type is 0 to 7, not " + major);
     }
+    int mt = major << 5;
+    int n = headSize(arg);
+    int i = at;
+    switch (n) {
+      case 1 -> dst[i++] = (byte) (mt | (int) arg);
+      case 2 -> dst[i++] = (byte) (mt | 24);
+      case 3 -> dst[i++] = (byte) (mt | 25);
+      case 5 -> dst[i++] = (byte) (mt | 26);
+      default -> dst[i++] = (byte) (mt | 27);
+    }
+    for (int s = (n - 2) * 8; s >= 0 && n > 1; s -= 8) {
+      dst[i++] = (byte) (arg >>> s);
+    }
+    return i;
   }
 
   // ---- decoding ---------------------------------------------------------------------------

@@ -27,11 +27,11 @@ public final class RecordChain {
   private long next;
   private Optional<ContentId> last;
 
-  /** How a record is encoded: {@link RecordCodec#encode(JournalRecord, ContentId)}. */
+  /** How a record is encoded: {@link RecordCodec#encode(JournalRecord, IdentifiedChain)}. */
   @FunctionalInterface
   interface Encoder {
-    /** Encodes {@code r}, whose chain (if it names one) has the id {@code chainId}. */
-    byte[] encode(JournalRecord r, @Nullable ContentId chainId);
+    /** Encodes {@code r}; {@code known} is the chain it names, already hashed, if any. */
+    byte[] encode(JournalRecord r, @Nullable IdentifiedChain known);
   }
 
   public RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
@@ -55,28 +55,24 @@ public final class RecordChain {
     List<Encoded> out = new ArrayList<>(2);
     long seq = next;
     Optional<ContentId> prev = last;
-    JournalEntry.Chain unrecorded = null;
-    ContentId unrecordedId = null;
+    IdentifiedChain unrecorded = null;
     // Hashed once here, and handed to the encoder, which writes it in both records.
-    ContentId chainId = null;
+    IdentifiedChain known = null;
     if (entry instanceof JournalEntry.Authorised a) {
-      JournalEntry.Chain chain = new JournalEntry.Chain(a.presentation().chain());
-      ContentId id = chain.id();
-      chainId = id;
-      if (!codec.knows(id)) {
-        Encoded first = one(chain, seq, prev, id);
+      known = IdentifiedChain.of(a.presentation().chain());
+      if (!codec.knows(known.id())) {
+        Encoded first = one(new JournalEntry.Chain(known.chain()), seq, prev, known);
         out.add(first);
         seq++;
         prev = Optional.of(ContentId.ofBytes(first.line()));
-        unrecorded = chain;
-        unrecordedId = id;
+        unrecorded = known;
       }
     }
-    Encoded own = one(entry, seq, prev, chainId);
+    Encoded own = one(entry, seq, prev, known);
     out.add(own);
     // Everything is built and encoded: only now does the state move.
-    if (unrecorded != null && unrecordedId != null) {
-      codec.remember(unrecordedId, unrecorded.chain());
+    if (unrecorded != null) {
+      codec.remember(unrecorded.id(), unrecorded.chain());
     }
     codec.applied(entry);
     next = seq + 1;
@@ -96,16 +92,16 @@ public final class RecordChain {
 
   /**
    * The record of {@code entry} at {@code seq} after {@code prev}, encoded; moves nothing. {@code
-   * chainId} is the id of the chain a {@code Chain} or {@code Authorised} entry names, else null.
+   * known} is the chain a {@code Chain} or {@code Authorised} entry names, hashed, else null.
    */
   private Encoded one(
-      JournalEntry entry, long seq, Optional<ContentId> prev, @Nullable ContentId chainId) {
+      JournalEntry entry, long seq, Optional<ContentId> prev, @Nullable IdentifiedChain known) {
     if (entry instanceof JournalEntry.Checkpoint c && c.seal() instanceof JournalSeal.ToSign t) {
       // Signed here, under the journal's lock, so the seal names the place the record really takes.
       entry = new JournalEntry.Checkpoint(c.note(), t.sign(seq, prev));
     }
     JournalRecord r = new JournalRecord(seq, prev, entry);
-    return new Encoded(r, encoder.encode(r, chainId));
+    return new Encoded(r, encoder.encode(r, known));
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared

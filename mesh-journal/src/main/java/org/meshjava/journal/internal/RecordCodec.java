@@ -103,15 +103,16 @@ public final class RecordCodec {
   }
 
   /**
-   * Encodes a record as UTF-8 JSON, without the newline, given the id of the grant chain it names
-   * when the caller already holds it ({@link RecordChain} hashes the chain to decide whether a
-   * {@code Chain} record comes first): a {@code Chain} or {@code Authorised} record's chain is then
-   * not hashed a second time. The same bytes as {@link #encode(JournalRecord)}.
+   * Encodes a record as UTF-8 JSON, without the newline, given the grant chain the caller already
+   * hashed ({@link RecordChain} hashes an authorisation's chain to decide whether a {@code Chain}
+   * record comes first): a {@code Chain} or {@code Authorised} record whose chain is {@code
+   * known}'s (the same object) is written with {@code known}'s id, not hashed a second time. A
+   * record naming another chain has its own hashed, so the bytes are always those of {@link
+   * #encode(JournalRecord)}.
    *
-   * @param chainId the id of the record's chain, {@code ContentId.ofBytes(chain.encode())}, or
-   *     {@code null} to compute it; ignored for other records
+   * @param known a chain and its id, or {@code null}; ignored for records that name no chain
    */
-  public static byte[] encode(JournalRecord r, @Nullable ContentId chainId) {
+  public static byte[] encode(JournalRecord r, @Nullable IdentifiedChain known) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.writeStartObject();
@@ -124,15 +125,20 @@ public final class RecordCodec {
         case JournalEntry.Chain c -> {
           g.writeStringField("type", "Chain");
           byte[] chain = c.chain().encode();
-          g.writeStringField("id", (chainId != null ? chainId : ContentId.ofBytes(chain)).hex());
+          g.writeStringField(
+              "id",
+              (known != null && known.chain().equals(c.chain())
+                      ? known.id()
+                      : ContentId.ofBytes(chain))
+                  .hex());
           g.writeStringField("chain", HEX.formatHex(chain));
         }
         case JournalEntry.Authorised a -> {
           g.writeStringField("type", "Authorised");
+          GrantChain chain = a.presentation().chain();
           g.writeStringField(
               "chain",
-              (chainId != null ? chainId : ContentId.ofBytes(a.presentation().chain().encode()))
-                  .hex());
+              (known != null ? known.idOf(chain) : ContentId.ofBytes(chain.encode())).hex());
           g.writeStringField("caller", a.presentation().caller().value());
           g.writeStringField("nonce", a.presentation().nonce().hex());
           g.writeStringField("signature", HEX.formatHex(a.presentation().signature()));

@@ -27,6 +27,9 @@ public final class SignedCores {
 
     /** The receipt a core holds, with every rule opening an envelope applies to its payload. */
     MeshReceipt decode(CborValue core) throws ReceiptException;
+
+    /** Writes the core the sealed receipt carries, or its receipt's, in canonical key order. */
+    <X extends Exception> void write(SealedReceipt sealed, SignedCoreSink<X> sink) throws X;
   }
 
   private static volatile @Nullable Access access;
@@ -54,6 +57,15 @@ public final class SignedCores {
   /** Returns the signed core a sealed receipt carries: the one it was sealed or opened with. */
   public static CborMap of(SealedReceipt sealed) {
     return access().of(sealed);
+  }
+
+  /**
+   * Writes a sealed receipt's signed core to {@code sink} field by field in canonical key order,
+   * without building it as a map: the entries {@link #of} would hold, in the same order.
+   */
+  public static <X extends Exception> void write(SealedReceipt sealed, SignedCoreSink<X> sink)
+      throws X {
+    access().write(sealed, sink);
   }
 
   /**

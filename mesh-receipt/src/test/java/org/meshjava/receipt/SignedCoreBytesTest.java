@@ -1,0 +1,224 @@
+package org.meshjava.receipt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DenialLabel;
+import org.meshjava.core.Energy;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
+import org.meshjava.core.cbor.CborValue;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.internal.SignedCoreSink;
+
+/**
+ * The seal writes a receipt's signed core straight to bytes ({@link SignedCoreBytes}) in the order
+ * {@link SignedCore#write} lists the fields; the JSON view writes the same list. Both must be the
+ * canonical encoding of the core as a map, byte for byte, or every receipt sealed after the change
+ * would differ from one sealed before it.
+ */
+class SignedCoreBytesTest {
+  private static final SigningKey KEY = TestReceipts.KEY;
+
+  @Test
+  void writtenCore_isTheMapsCanonicalEncoding_forEveryShapeOfReceipt() {
+    List<MeshReceipt> receipts =
+        List.of(
+            TestReceipts.genesis(TestReceipts.generationDraft()),
+            TestReceipts.genesis(DecisionReceiptTest.decisionDraft()),
+            TestReceipts.genesis(
+                DecisionReceiptTest.decisionDraft()
+                    .perOptionFigure(true)
+                    .grantId(Optional.of(TestReceipts.id("grant")))
+                    .grantBreach(Optional.of(DenialLabel.BUDGET_EXHAUSTED))),
+            TestReceipts.genesis(
+                TestReceipts.generationDraft()
+                    .grantId(Optional.of(TestReceipts.id("grant")))
+                    .weights(Optional.of(new WeightsBinding(TestReceipts.id("w"), "bf16")))
+                    .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
+                    .fidelityMet(true)
+                    .energy(Energy.measured(9_999, 12_345))
+                    .grantBreach(Optional.of(DenialLabel.CAVEAT_UNSATISFIED))
+                    .outputCommitment(Optional.of(TestReceipts.id("commitment")))));
+    for (MeshReceipt r : receipts) {
+      assertSameBytes(r);
+    }
+  }
+
+  @Test
+  void writtenCore_isTheMapsCanonicalEncoding_overRandomReceipts() {
+    SplittableRandom random = new SplittableRandom(37);
+    int built = 0;
+    for (int i = 0; i < 1_000; i++) {
+      MeshReceipt r;
+      try {
+        r = randomReceipt(random);
+      } catch (IllegalArgumentException e) {
+        continue; // a combination the receipt's own rules refuse: nothing to seal
+      }
+      built++;
+      assertSameBytes(r);
+    }
+    assertThat(built).as("random receipts the rules accept").isGreaterThan(300);
+  }
+
+  @Test
+  void writtenCore_listsTheFieldsInCanonicalKeyOrder() {
+    MeshReceipt r = randomFull();
+    List<CborValue> written = new ArrayList<>();
+    SignedCore.write(
+        r,
+        new SignedCoreSink<RuntimeException>() {
+          @Override
+          public void text(String key, String value) {
+            written.add(new CborText(key));
+          }
+
+          @Override
+          public void uint(String key, long value) {
+            written.add(new CborText(key));
+          }
+
+          @Override
+          public void bytes(String key, byte[] value) {
+            written.add(new CborText(key));
+          }
+        });
+    List<CborValue> sorted = new ArrayList<>();
+    for (CborMap.Entry e : r.toSignedCore().entries()) {
+      sorted.add(e.key());
+    }
+    assertThat(written).isEqualTo(sorted);
+  }
+
+  @Test
+  void sealedEnvelope_signsTheWrittenBytes_andOpensToTheSameCore() throws Exception {
+    SplittableRandom random = new SplittableRandom(7);
+    for (int i = 0; i < 50; i++) {
+      MeshReceipt r;
+      try {
+        r = randomReceipt(random);
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      SealedReceipt sealed = Jcr1.seal(r, KEY);
+      SealedReceipt opened = Jcr1.open(sealed.envelope());
+      assertThat(opened.receipt()).isEqualTo(r);
+      assertThat(opened.signedCore().encode()).isEqualTo(r.toSignedCore().encode());
+      assertThat(sealed.signedCore()).isEqualTo(opened.signedCore());
+    }
+  }
+
+  private static void assertSameBytes(MeshReceipt r) {
+    byte[] viaMap = r.toSignedCore().encode();
+    assertThat(SignedCoreBytes.of(r)).as(r.toString()).isEqualTo(viaMap);
+    assertThat(r.encodeSignedCore()).isEqualTo(viaMap);
+    assertThat(CanonicalCbor.encode(r.toSignedCore())).isEqualTo(viaMap);
+  }
+
+  private static MeshReceipt randomFull() {
+    return TestReceipts.genesis(
+        TestReceipts.generationDraft()
+            .grantId(Optional.of(TestReceipts.id("g")))
+            .weights(Optional.of(new WeightsBinding(TestReceipts.id("w"), "q4")))
+            .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F2)))
+            .energy(Energy.measured(1, 2))
+            .grantBreach(Optional.of(DenialLabel.BUDGET_EXHAUSTED))
+            .outputCommitment(Optional.of(TestReceipts.id("c"))));
+  }
+
+  /** Every optional part present or not, integers across every head size, names beyond ASCII. */
+  private static MeshReceipt randomReceipt(SplittableRandom random) {
+    String[] names = {"tiny", "a", "modèle-ünï", "モデル", "x".repeat(23), "y".repeat(300), "😀 b"};
+    boolean decision = random.nextBoolean();
+    MeshReceipt.Builder b =
+        MeshReceipt.builder()
+            .requestId(TestReceipts.id("r" + random.nextLong()))
+            .backend(names[random.nextInt(names.length)])
+            .recipe(names[random.nextInt(names.length)])
+            .route(names[random.nextInt(names.length)])
+            .counters(counters(random))
+            .fidelityFloor(Fidelity.of(random.nextInt(5)))
+            .energy(
+                random.nextBoolean()
+                    ? Energy.measured(uint(random), uint(random))
+                    : Energy.estimated(uint(random)))
+            .nonce(TestReceipts.nonce(random.nextInt(256)))
+            .chain(
+                uint(random),
+                random.nextBoolean() ? Optional.of(TestReceipts.id("p")) : Optional.empty())
+            .steward(TestReceipts.did(KEY));
+    if (random.nextBoolean()) {
+      b.grantId(Optional.of(TestReceipts.id("g" + random.nextInt())));
+      if (random.nextBoolean()) {
+        b.grantBreach(
+            Optional.of(
+                random.nextBoolean()
+                    ? DenialLabel.BUDGET_EXHAUSTED
+                    : DenialLabel.CAVEAT_UNSATISFIED));
+      }
+    }
+    if (random.nextBoolean()) {
+      b.weights(
+          Optional.of(
+              new WeightsBinding(
+                  TestReceipts.id("w" + random.nextInt()),
+                  PRECISIONS[random.nextInt(PRECISIONS.length)])));
+    }
+    Fidelity floor = Fidelity.of(random.nextInt(5));
+    b.fidelityFloor(floor);
+    if (random.nextBoolean()) {
+      Fidelity delivered = Fidelity.of(random.nextInt(5));
+      b.fidelityReport(Optional.of(new FidelityReport(Fidelity.of(random.nextInt(5)), delivered)));
+      b.fidelityMet(delivered.meets(floor));
+    } else {
+      b.fidelityMet(random.nextBoolean());
+    }
+    if (decision) {
+      long questions = 1 + random.nextInt(1_000);
+      b.decision(
+          Optional.of(
+              new DecisionShape(questions, questions + random.nextInt(70_000), u32(random))));
+      b.perOptionFigure(random.nextBoolean());
+    } else if (random.nextBoolean()) {
+      b.outputCommitment(Optional.of(TestReceipts.id("c" + random.nextInt())));
+    }
+    return b.build();
+  }
+
+  /** An unsigned integer whose head takes 1, 2, 3, 5 or 9 bytes, with the edges of each. */
+  private static long uint(SplittableRandom random) {
+    long[] edges = {0, 23, 24, 255, 256, 65_535, 65_536, 0xffff_ffffL, 0x1_0000_0000L};
+    return switch (random.nextInt(3)) {
+      case 0 -> edges[random.nextInt(edges.length)];
+      case 1 -> random.nextLong(1L << (1 + random.nextInt(62)));
+      default -> random.nextLong(Long.MAX_VALUE);
+    };
+  }
+
+  private static final String[] PRECISIONS = {"bf16", "q4", "fp32", "int8"};
+
+  private static OutcomeCounters counters(SplittableRandom random) {
+    long proposed = u32(random);
+    return new OutcomeCounters(
+        u32(random),
+        u32(random),
+        u32(random),
+        u32(random),
+        proposed,
+        proposed == 0 ? 0 : random.nextLong(proposed + 1));
+  }
+
+  private static long u32(SplittableRandom random) {
+    return random.nextBoolean() ? random.nextLong(0x1_0000_0000L) : random.nextInt(30);
+  }
+}
