@@ -115,6 +115,40 @@ class GrantedServeRequestTest {
             });
   }
 
+  /**
+   * {@code metadata.fidelity_floor} is read by {@link Fidelity#parse}, the rule {@code mesh
+   * serve}'s configuration and the Spring starter share: the name or the level, as a string or a
+   * whole number; anything else is refused naming the field and the forms it takes.
+   */
+  @Test
+  void derive_fidelityFloor_isTheNameOrTheLevel_anythingElseIsRefused() throws Exception {
+    for (String floor : new String[] {"\"F3\"", "\"3\"", "3"}) {
+      assertThat(GrantedServeRequest.derive(withFloor(floor)).fidelityFloor())
+          .as(floor)
+          .isEqualTo(Fidelity.F3);
+    }
+    for (String bad :
+        new String[] {"\"f3\"", "\"F03\"", "\"F5\"", "5", "-1", "\" 3\"", "\"\"", "3.0", "true"}) {
+      assertThatThrownBy(() -> GrantedServeRequest.derive(withFloor(bad)))
+          .as(bad)
+          .isInstanceOfSatisfying(
+              BindingException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_METADATA);
+                assertThat(e.param()).hasValue("metadata.fidelity_floor");
+                assertThat(e.getMessage()).contains("metadata.fidelity_floor must be F0-F4 or 0-4");
+              });
+    }
+  }
+
+  private static JsonNode withFloor(String floor) throws Exception {
+    return json(
+        "{\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"metadata\":{\"fidelity_floor\":"
+            + floor
+            + ",\"joule_ceiling_uj\":\"50000\"}}");
+  }
+
   @Test
   void derive_readsEachSourceOfEachField() throws Exception {
     ServeRequest r =
