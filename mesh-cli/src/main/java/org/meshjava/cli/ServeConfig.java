@@ -557,10 +557,8 @@ record ServeConfig(
   }
 
   static Fidelity fidelity(String text, String where) throws CliException {
-    if (text.matches("F?[0-4]")) {
-      return Fidelity.of(text.charAt(text.length() - 1) - '0');
-    }
-    throw new CliException(where + ": fidelity '" + text + "' is not F0-F4");
+    return Fidelity.parse(text)
+        .orElseThrow(() -> new CliException(where + ": fidelity '" + text + "' is not F0-F4"));
   }
 
   private static SnapshotConfig snapshots(@Nullable JsonNode n, Path dir) {

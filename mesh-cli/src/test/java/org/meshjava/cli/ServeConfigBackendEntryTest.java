@@ -54,6 +54,23 @@ class ServeConfigBackendEntryTest {
         .contains("work_per_token");
   }
 
+  /**
+   * A backend's fidelity is read by {@link org.meshjava.core.Fidelity#parse}, the rule a request's
+   * {@code metadata.fidelity_floor} and the Spring starter share: the name or the level alone.
+   */
+  @Test
+  void aFidelityOtherThanANameOrLevel_isRefused_namingTheEntry() throws Exception {
+    for (String bad : new String[] {"f2", "F5", "F02", " F2", "2.0"}) {
+      assertThat(
+              refusal(
+                  "{\"backends\": [{\"type\": \"reference\", \"name\": \"r\", \"fidelity\": \""
+                      + bad
+                      + "\"}]}"))
+          .as(bad)
+          .isEqualTo(file + ": backends[0]: fidelity '" + bad + "' is not F0-F4");
+    }
+  }
+
   @Test
   void anUpstreamsMistypedKeyVariable_isRefused_notCalledWithoutItsKey() throws Exception {
     assertThat(refusal(upstream("\"api_key_envv\": \"KEY\"")))

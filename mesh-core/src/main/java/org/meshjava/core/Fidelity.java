@@ -1,5 +1,7 @@
 package org.meshjava.core;
 
+import java.util.Optional;
+
 /**
  * The ordered fidelity scale of §3.2, from {@code F0} (the coarsest sufficient answer) to {@code
  * F4} (frontier grade). Encoded on the wire as its level, an unsigned integer 0–4.
@@ -42,6 +44,22 @@ public enum Fidelity {
       throw new IllegalArgumentException("fidelity level must be 0-4, got " + level);
     }
     return values()[(int) level];
+  }
+
+  /**
+   * The fidelity that {@code text} names, as an operator or a client writes one: {@code F0} to
+   * {@code F4}, or the level alone, {@code 0} to {@code 4}. Empty for anything else (a lower-case
+   * {@code f}, white space, a sign, a digit other than ASCII's), so that each reader refuses it in
+   * its own words. The one textual form every configuration and request reader shares, so that a
+   * level one of them accepts is accepted by all. Pure: safe from any thread.
+   */
+  public static Optional<Fidelity> parse(String text) {
+    int digit = text.length() == 2 && text.charAt(0) == 'F' ? 1 : 0;
+    if (text.length() != digit + 1) {
+      return Optional.empty();
+    }
+    char c = text.charAt(digit);
+    return c >= '0' && c <= '4' ? Optional.of(of(c - '0')) : Optional.empty();
   }
 
   /** Returns whether this level is at least {@code floor} (§3.2: ordering is normative). */

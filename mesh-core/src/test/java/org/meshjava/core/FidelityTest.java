@@ -25,6 +25,25 @@ class FidelityTest {
     }
   }
 
+  /**
+   * The textual form the serve configuration, the Spring starter and a request's {@code
+   * metadata.fidelity_floor} all read: the name or the level alone, ASCII only, nothing around it.
+   */
+  @Test
+  void parse_takesTheNameOrTheLevel_andNothingElse() {
+    for (Fidelity f : Fidelity.values()) {
+      assertThat(Fidelity.parse(f.name())).hasValue(f);
+      assertThat(Fidelity.parse(Integer.toString(f.level()))).hasValue(f);
+    }
+    for (String bad :
+        new String[] {
+          "", "F", "f2", "F5", "5", "-1", "F-1", "F02", "02", "FF2", " F2", "F2 ", "2\n", "F\u0662",
+          "\uFF12", "F2F", "level2"
+        }) {
+      assertThat(Fidelity.parse(bad)).as("'%s'", bad).isEmpty();
+    }
+  }
+
   @Test
   void meets_isAtLeast_notExactly() {
     assertThat(Fidelity.F3.meets(Fidelity.F2)).isTrue();

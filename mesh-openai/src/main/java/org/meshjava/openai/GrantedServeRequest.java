@@ -263,13 +263,7 @@ public final class GrantedServeRequest {
     } else {
       throw badMetadata("fidelity_floor", "F0-F4 or 0-4");
     }
-    if (text.matches("F[0-4]")) {
-      return Fidelity.of(text.charAt(1) - '0');
-    }
-    if (text.matches("[0-4]")) {
-      return Fidelity.of(text.charAt(0) - '0');
-    }
-    throw badMetadata("fidelity_floor", "F0-F4 or 0-4");
+    return Fidelity.parse(text).orElseThrow(() -> badMetadata("fidelity_floor", "F0-F4 or 0-4"));
   }
 
   /**

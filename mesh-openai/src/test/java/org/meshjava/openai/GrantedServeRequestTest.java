@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
@@ -105,14 +106,50 @@ class GrantedServeRequestTest {
 
   private static void assertRefusedBeforeSigning(
       String body, BindingException.Reason reason, String param) {
-    assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(body)))
-        .as(body)
-        .isInstanceOfSatisfying(
-            BindingException.class,
-            e -> {
-              assertThat(e.reason()).isEqualTo(reason);
-              assertThat(e.param()).hasValue(param);
-            });
+    refusal(body, () -> GrantedServeRequest.refuseUnserved(json(body)), reason, param);
+  }
+
+  /** What {@code call} threw, checked to be a {@link BindingException} for {@code reason}. */
+  private static BindingException refusal(
+      String as, ThrowingCallable call, BindingException.Reason reason, String param) {
+    BindingException e =
+        (BindingException)
+            assertThatThrownBy(call).as(as).isInstanceOf(BindingException.class).actual();
+    assertThat(e.reason()).as(as).isEqualTo(reason);
+    assertThat(e.param()).as(as).hasValue(param);
+    return e;
+  }
+
+  /**
+   * {@code metadata.fidelity_floor} is read by {@link Fidelity#parse}, the rule {@code mesh
+   * serve}'s configuration and the Spring starter share: the name or the level, as a string or a
+   * whole number; anything else is refused naming the field and the forms it takes.
+   */
+  @Test
+  void derive_fidelityFloor_isTheNameOrTheLevel_anythingElseIsRefused() throws Exception {
+    for (String floor : new String[] {"\"F3\"", "\"3\"", "3"}) {
+      assertThat(GrantedServeRequest.derive(withFloor(floor)).fidelityFloor())
+          .as(floor)
+          .isEqualTo(Fidelity.F3);
+    }
+    for (String bad :
+        new String[] {"\"f3\"", "\"F03\"", "\"F5\"", "5", "-1", "\" 3\"", "\"\"", "3.0", "true"}) {
+      BindingException e =
+          refusal(
+              bad,
+              () -> GrantedServeRequest.derive(withFloor(bad)),
+              BindingException.Reason.INVALID_METADATA,
+              "metadata.fidelity_floor");
+      assertThat(e.getMessage()).as(bad).contains("metadata.fidelity_floor must be F0-F4 or 0-4");
+    }
+  }
+
+  private static JsonNode withFloor(String floor) throws Exception {
+    return json(
+        "{\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"metadata\":{\"fidelity_floor\":"
+            + floor
+            + ",\"joule_ceiling_uj\":\"50000\"}}");
   }
 
   @Test

@@ -595,10 +595,9 @@ final class StewardFromProperties {
     return cap;
   }
 
-  private static Fidelity fidelity(String text, String where) {
-    if (text.matches("F?[0-4]")) {
-      return Fidelity.of(text.charAt(text.length() - 1) - '0');
-    }
-    throw new IllegalStateException(where + ": fidelity '" + text + "' is not F0-F4");
+  static Fidelity fidelity(String text, String where) {
+    return Fidelity.parse(text)
+        .orElseThrow(
+            () -> new IllegalStateException(where + ": fidelity '" + text + "' is not F0-F4"));
   }
 }

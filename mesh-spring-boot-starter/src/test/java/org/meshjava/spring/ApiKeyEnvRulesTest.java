@@ -70,6 +70,25 @@ class ApiKeyEnvRulesTest {
         .isEqualTo("sk-ok");
   }
 
+  /**
+   * A backend's {@code fidelity} is read by {@link org.meshjava.core.Fidelity#parse}, as {@code
+   * mesh serve} reads its configuration's: the name or the level alone, anything else refused
+   * naming the entry.
+   */
+  @Test
+  void aFidelityIsTheNameOrTheLevel_anythingElseIsRefusedNamingTheEntry() {
+    assertThat(StewardFromProperties.fidelity("F3", "mesh.backends[0]"))
+        .isEqualTo(org.meshjava.core.Fidelity.F3);
+    assertThat(StewardFromProperties.fidelity("3", "mesh.backends[0]"))
+        .isEqualTo(org.meshjava.core.Fidelity.F3);
+    for (String bad : new String[] {"f3", "F5", "F03", " F3", ""}) {
+      assertThatThrownBy(() -> StewardFromProperties.fidelity(bad, "mesh.backends[1]"))
+          .as(bad)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("mesh.backends[1]: fidelity '" + bad + "' is not F0-F4");
+    }
+  }
+
   private static String stackTrace(Throwable t) {
     java.io.StringWriter w = new java.io.StringWriter();
     t.printStackTrace(new java.io.PrintWriter(w));
