@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -138,6 +139,28 @@ class SnapshotterFailureWordsTest {
     }
   }
 
+  /**
+   * Regression: an Error other than a mapped read's fault out of the close's last snapshot (here a
+   * store's assertion) left {@code Steward.close} before the journal was closed and its claim let
+   * go, so no steward could open that journal again in this process. The close lets everything go
+   * and then throws that Error.
+   */
+  @Test
+  void anErrorOutOfTheLastSnapshot_isThrown_onceTheJournalIsLetGo() throws Exception {
+    Store store = new Store(new KeepingSnapshotStore());
+    Path journal = dir.resolve("steward.journal");
+    Steward s = f.steward(FileJournal.open(journal)).snapshots(store).snapshotEvery(0).build();
+    serve(s, 1);
+    store.saveFails = true;
+
+    Throwable thrown = catchThrowable(s::close);
+
+    assertThat(thrown).isInstanceOf(AssertionError.class).hasMessage("simulated");
+    try (Steward again = f.steward(FileJournal.open(journal)).build()) {
+      assertThat(again.unresolved()).isEmpty();
+    }
+  }
+
   private static void serve(Steward s, int n) throws Exception {
     for (int i = 0; i < n; i++) {
       ServeRequest req = GrantFixture.request("words " + i, 1, 30_000);
@@ -168,6 +191,7 @@ class SnapshotterFailureWordsTest {
     private final SnapshotStore inner;
     volatile boolean mappingFails;
     volatile boolean bufferFails;
+    volatile boolean saveFails;
 
     /** When set, the latest snapshot in its {@code snaps} is cut short once mapped for a read. */
     volatile @org.jspecify.annotations.Nullable Path bufferCutIn;
@@ -181,6 +205,9 @@ class SnapshotterFailureWordsTest {
 
     @Override
     public void save(Snapshot snapshot) throws SnapshotException {
+      if (saveFails) {
+        throw new AssertionError("simulated");
+      }
       inner.save(snapshot);
     }
 
