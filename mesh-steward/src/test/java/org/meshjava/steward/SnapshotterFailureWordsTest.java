@@ -37,11 +37,7 @@ class SnapshotterFailureWordsTest {
     Store store = new Store(new KeepingSnapshotStore());
     store.mappingFails = true;
     String log;
-    try (Steward s =
-        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
-            .snapshots(store)
-            .snapshotEvery(0)
-            .build()) {
+    try (Steward s = open(store)) {
       serve(s, 3);
       log = logOf(() -> s.snapshot());
     }
@@ -54,11 +50,7 @@ class SnapshotterFailureWordsTest {
   void aCloseThatCannotReadTheLatestSnapshot_isWarnedByItsClass() throws Exception {
     Path snaps = Files.createDirectories(dir.resolve("snaps"));
     Store store = new Store(new FileSnapshotStore(snaps));
-    Steward s =
-        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
-            .snapshots(store)
-            .snapshotEvery(0)
-            .build();
+    Steward s = open(store);
     String log;
     try {
       // Past 4096 ids, so that the keeper reads its levels from the mapping read back, which the
@@ -118,11 +110,7 @@ class SnapshotterFailureWordsTest {
   @Test
   void aSnapshotCutShortAsItIsReadBack_isWarnedAsSuch_andTheNextOneIsTaken() throws Exception {
     Store store = new Store(new FileSnapshotStore(Files.createDirectories(dir.resolve("snaps"))));
-    try (Steward s =
-        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
-            .snapshots(store)
-            .snapshotEvery(0)
-            .build()) {
+    try (Steward s = open(store)) {
       serve(s, 3);
       store.mappingCutIn = dir;
       JournalPosition[] first = new JournalPosition[1];
@@ -159,6 +147,14 @@ class SnapshotterFailureWordsTest {
     try (Steward again = f.steward(FileJournal.open(journal)).build()) {
       assertThat(again.unresolved()).isEmpty();
     }
+  }
+
+  /** A steward on an unsynced journal in {@code dir} keeping its snapshots in {@code store}. */
+  private Steward open(SnapshotStore store) throws Exception {
+    return f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
+        .snapshots(store)
+        .snapshotEvery(0)
+        .build();
   }
 
   private static void serve(Steward s, int n) throws Exception {
