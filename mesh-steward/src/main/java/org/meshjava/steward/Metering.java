@@ -10,6 +10,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.router.RouteDecision;
@@ -96,8 +97,9 @@ final class Metering {
     } catch (Throwable e) {
       // Anything an engine throws ends here and is settled at what was metered, its window let
       // go, never left reserved. It is refused as the backend failing, a StackOverflowError (its
-      // own recursion) included, except the JVM failing (JvmFailure), which passes as it is once
-      // settled, as everywhere else the steward asks an engine something.
+      // own recursion) and the fault of a read of a file it mapped that was cut short included,
+      // except the JVM failing (JvmFailure), which passes as it is once settled, as everywhere
+      // else the steward asks an engine something.
       ServeException refusal = engineFailed(backend, request, window, e, settlement);
       JvmFailure.passIfFailing(e);
       throw refusal;
@@ -174,6 +176,13 @@ final class Metering {
     // (the cause, kept on the exception, says that).
     String message = e.getMessage();
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
+    if (MappedReadFault.in(e)) {
+      // The JVM's words for it name no file: say what happened, and where the fix lies.
+      why =
+          "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+              + why
+              + "); it needs the whole file back, and a restart if it maps the file only once";
+    }
     return new ServeException(ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why, e);
   }
 

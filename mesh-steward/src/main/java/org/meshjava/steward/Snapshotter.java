@@ -59,8 +59,9 @@ final class Snapshotter implements AutoCloseable {
    * Set once a snapshot did not fit the store ({@code TOO_LARGE}): the state only grows (every
    * receipt id stays in it), so no later one would either. From then on no snapshot is tried, the
    * replay kept for them is dropped, and this refusal is what {@link #snapshot()} throws; its
-   * warning is logged once, not at every cadence. Set as well ({@code IO}) once the snapshot the
-   * steward restarted from, read in place, was cut short under it: its state cannot be read again.
+   * warning is logged once, not at every cadence. Set as well ({@code IO}) once a snapshot whose
+   * state the replay reads in place (the one the steward restarted from, or one it read back) was
+   * cut short under it: that state cannot be read again.
    */
   private volatile @org.jspecify.annotations.Nullable SnapshotException tooLarge;
 
@@ -160,9 +161,10 @@ final class Snapshotter implements AutoCloseable {
    * durable end, unless nothing was written since.
    *
    * @return the position stored, or the last one when nothing new was written
-   * @throws SnapshotException {@code IO} also when the snapshot the steward restarted from, which
-   *     it reads in place, was cut short under it (SPEC.md §60.8, "Reading in place"): its state
-   *     can no longer be read, so no more snapshots are taken until a restart
+   * @throws SnapshotException {@code IO} also when a snapshot the steward reads in place (the one
+   *     it restarted from, or the latest it wrote and read back) was cut short under it (SPEC.md
+   *     §60.8, "Reading in place"): its state can no longer be read, so no more snapshots are taken
+   *     until a restart
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
     try {
@@ -180,8 +182,8 @@ final class Snapshotter implements AutoCloseable {
       SnapshotException cut =
           new SnapshotException(
               SnapshotException.Reason.IO,
-              "the snapshot this steward restarted from, which it reads in place, was cut short"
-                  + " while the steward ran ("
+              "a snapshot this steward reads in place (the one it restarted from, or the latest"
+                  + " it wrote and read back) was cut short on disk while the steward ran ("
                   + e.getMessage()
                   + "); no more snapshots are taken until a restart (put the whole file back, or"
                   + " remove the cut one so that the restart replays the journal)",
@@ -349,25 +351,37 @@ final class Snapshotter implements AutoCloseable {
     SnapshotMapping keeperBefore = keeperReads;
     SnapshotMapping file = null;
     try {
-      file = store.latestMapping().orElse(null);
-      if (file == null || !file.bytes().isDirect()) {
-        return;
-      }
-      Snapshot back =
-          Snapshot.open(file.bytes(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
-      if (back.position().count() != saved.count()
-          || !back.position().lastHash().equals(saved.lastHash())) {
-        return;
-      }
-      org.meshjava.journal.ReceiptIds ids = back.state().receipts();
-      // The witness index gets a list of its own over the same bytes: the replay adds to its list.
-      org.meshjava.journal.ReceiptIds forIndex = ids.copy();
-      if (state.adoptReceipts(ids)) {
-        replayReads = file;
-        if (keeper.adopt(forIndex, back.tree())) {
-          keeperReads = file;
+      try {
+        file = store.latestMapping().orElse(null);
+        if (file == null || !file.bytes().isDirect()) {
+          return;
         }
+        Snapshot back =
+            Snapshot.open(
+                file.bytes(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+        if (back.position().count() != saved.count()
+            || !back.position().lastHash().equals(saved.lastHash())) {
+          return;
+        }
+        org.meshjava.journal.ReceiptIds ids = back.state().receipts();
+        // The witness index gets a list of its own over the same bytes: the replay adds to its
+        // list.
+        org.meshjava.journal.ReceiptIds forIndex = ids.copy();
+        if (state.adoptReceipts(ids)) {
+          replayReads = file;
+          if (keeper.adopt(forIndex, back.tree())) {
+            keeperReads = file;
+          }
+        }
+      } finally {
+        // As in snapshot(): a fault compiled code held back is thrown here, inside the catch.
+        org.meshjava.journal.MappedReadFault.deliverPending();
       }
+    } catch (InternalError e) {
+      if (!org.meshjava.journal.MappedReadFault.in(e)) {
+        throw e;
+      }
+      cutWhileReadBack(saved, file, e);
     } catch (SnapshotException | LogException | RuntimeException e) {
       LOG.warn(
           "journal snapshot at record {} not read back, its state stays on the heap: {}",
@@ -378,6 +392,45 @@ final class Snapshotter implements AutoCloseable {
       unmapUnread(before);
       unmapUnread(keeperBefore);
     }
+  }
+
+  /**
+   * The snapshot at {@code saved}, written a moment ago, was cut short on disk (rewritten or
+   * truncated in place by something else) while {@link #readBack} read it. Up to the replay's
+   * adopting its receipt ids nothing reads that file yet: the state stays on the heap, the snapshot
+   * is written anew next time, and only the operator is told. Once the replay reads its ids from
+   * it, its state can no longer be read, so no more snapshots are taken until a restart, in words
+   * that name this snapshot, not the one the steward restarted from.
+   */
+  private void cutWhileReadBack(
+      JournalPosition saved,
+      @org.jspecify.annotations.Nullable SnapshotMapping file,
+      InternalError e) {
+    if (file == null || replayReads != file) {
+      LOG.warn(
+          "journal snapshot at record {}, written to {}, was cut short on disk while it was read"
+              + " back ({}): something rewrote or truncated the file in place. Its state stays"
+              + " on the heap, and the next snapshot is written as usual; the file itself is"
+              + " refused by a restart, which then replays the journal from an earlier snapshot",
+          saved.count(),
+          store.describe(),
+          e.getMessage());
+      return;
+    }
+    SnapshotException cut =
+        new SnapshotException(
+            SnapshotException.Reason.IO,
+            "the snapshot at record "
+                + saved.count()
+                + ", written to "
+                + store.describe()
+                + " and read in place since, was cut short on disk as it was read back ("
+                + e.getMessage()
+                + "); no more snapshots are taken until a restart (which refuses the cut file and"
+                + " replays the journal)",
+            e);
+    LOG.warn("{}", cut.getMessage());
+    giveUp(cut);
   }
 
   /** Unmaps {@code mapping} unless the replay or the keeper reads it (see {@link #readBack}). */

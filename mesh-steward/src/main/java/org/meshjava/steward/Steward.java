@@ -1102,37 +1102,60 @@ public final class Steward implements AutoCloseable {
           cut,
           closeGrace.toMillis());
     }
-    logKeeper.closing();
-    snapshotter.ifPresent(Snapshotter::close);
-    // The meter's lease is released whatever the journal's close did, so a re-probe thread never
-    // outlives the last steward that used it; the first failure is thrown, the other suppressed.
-    RuntimeException failed = null;
+    // Each part is let go whatever an earlier part threw, an Error included (a store's class
+    // missing at run time, an assertion in a snapshot's save): the claim and the journal's lock
+    // held past a failed close would refuse every later steward on this journal in this process.
+    // The first failure is thrown once all are let go, the others suppressed on it.
+    Throwable failed = null;
+    failed = closePart(failed, logKeeper::closing);
+    failed = closePart(failed, () -> snapshotter.ifPresent(Snapshotter::close));
     journalClosedByClose = true;
+    failed = closePart(failed, journal::close);
+    failed = closePart(failed, () -> ClaimedJournals.release(claimed));
+    SnapshotFolderHold folder = snapshotFolder;
+    if (folder != null) {
+      // After the last snapshot, which the claim let go would refuse.
+      failed = closePart(failed, folder::close);
+    }
+    // The meter's lease is released whatever the parts before did, so a re-probe thread never
+    // outlives the last steward that used it.
+    MeterLease held = lease;
+    if (held != null) {
+      failed =
+          closePart(
+              failed,
+              () -> {
+                try {
+                  held.close();
+                } catch (RuntimeException e) {
+                  throw new IllegalStateException("closing the discovered meter failed", e);
+                }
+              });
+    }
+    if (failed instanceof RuntimeException e) {
+      throw e;
+    }
+    if (failed instanceof Error e) {
+      throw e;
+    }
+  }
+
+  /**
+   * Runs {@code part} of a close; returns {@code failed}, or what {@code part} threw if nothing
+   * failed before, suppressing it on the first failure otherwise.
+   */
+  private static @Nullable Throwable closePart(@Nullable Throwable failed, Runnable part) {
     try {
-      journal.close();
-    } catch (RuntimeException e) {
-      failed = e;
-    } finally {
-      ClaimedJournals.release(claimed);
-      if (snapshotFolder != null) {
-        snapshotFolder.close(); // after the last snapshot, which the claim let go would refuse
+      part.run();
+      return failed;
+    } catch (RuntimeException | Error e) {
+      if (failed == null) {
+        return e;
       }
-    }
-    if (lease != null) {
-      try {
-        lease.close();
-      } catch (RuntimeException e) {
-        IllegalStateException m =
-            new IllegalStateException("closing the discovered meter failed", e);
-        if (failed == null) {
-          failed = m;
-        } else {
-          failed.addSuppressed(m);
-        }
+      if (failed != e) {
+        failed.addSuppressed(e);
       }
-    }
-    if (failed != null) {
-      throw failed;
+      return failed;
     }
   }
 

@@ -164,9 +164,16 @@ class MappedReadFaultTest {
     }
   }
 
-  /** A buffer over two pages of a file that is then cut to nothing: its last byte faults. */
   private MappedByteBuffer mappedThenCutShort() throws IOException {
-    Path file = Files.write(tmp.resolve("mapped"), new byte[8192]);
+    return mappedThenCutShort(tmp);
+  }
+
+  /**
+   * A buffer over two pages of a file in {@code dir} that is then cut to nothing: its last byte
+   * faults.
+   */
+  static MappedByteBuffer mappedThenCutShort(Path dir) throws IOException {
+    Path file = Files.write(dir.resolve("mapped"), new byte[8192]);
     try (FileChannel ch =
         FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8192);
