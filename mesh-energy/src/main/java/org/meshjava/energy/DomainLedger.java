@@ -242,6 +242,13 @@ final class DomainLedger implements LivenessProbe.Target {
   private final OpenWindows.Owner owner = new OpenWindows.Owner();
   // An enter is reading the counter: its window is in OpenWindows' count already, not yet in open.
   private boolean entering;
+  // The window an enter is reading the counter for, and whether that read's expiry counted it out:
+  // the clock moved an hour between the caller's reading and the read (a wait for the books, a
+  // thread descheduled, a leap). Booked all the same, it would stay in open, never marked stale,
+  // and
+  // a lost one would overlap every later window here for the life of the process.
+  private OpenWindows.@Nullable Counted enteringWindow;
+  private boolean enteringExpired;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
   private String detail = "not yet probed";
@@ -641,6 +648,8 @@ final class DomainLedger implements LivenessProbe.Target {
     boolean readOk = true;
     long total = lastTotal;
     entering = true;
+    enteringWindow = counted;
+    enteringExpired = false;
     try {
       total = segment(nowNanos, false);
     } catch (CounterException e) {
@@ -648,6 +657,7 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(e);
     } finally {
       entering = false;
+      enteringWindow = null;
     }
     // Another window open now, or one that closed less than an update period before this read
     // began: the counter has not yet published all of the closed one's energy (it lags by up to a
@@ -673,6 +683,17 @@ final class DomainLedger implements LivenessProbe.Target {
             sinceLastLeaveNanos,
             true);
     share.overlapped = overlapped;
+    if (enteringExpired) {
+      // Taken as gone by its own read, as a window an hour open is: out of the books, its figure
+      // the estimator's.
+      share.stale = true;
+      LOG.warn(
+          "a window opening on energy counter {} ({}) was an hour old by the time its read began: it"
+              + " is taken as gone, and its figure is the estimator's",
+          channel.name(),
+          channel.domain());
+      return share;
+    }
     open.add(share);
     return share;
   }
@@ -799,6 +820,9 @@ final class DomainLedger implements LivenessProbe.Target {
     for (OpenWindows.Expired e : expired) {
       if (OpenWindows.isOf(e.window(), owner)) {
         own.add(e.window());
+      }
+      if (e.window() == enteringWindow) {
+        enteringExpired = true;
       }
     }
     Set<OpenWindows.Counted> taken = takeOut(own);
