@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.internal.JvmFailure;
@@ -499,11 +500,16 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Whether the counter is live; not while a read holds the books past the wait. */
   boolean isLive() {
+    return fromBooks(() -> state == CounterState.LIVE ? 1 : 0, 0) == 1;
+  }
+
+  /** What {@code held} reads from the books, or {@code otherwise} if they cannot be taken. */
+  private long fromBooks(LongSupplier held, long otherwise) {
     if (!takeBooks()) {
-      return false;
+      return otherwise;
     }
     try {
-      return state == CounterState.LIVE;
+      return held.getAsLong();
     } finally {
       books.unlock();
     }
@@ -515,14 +521,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * refreshing more slowly than its probe saw), else 0 (no reads at all).
    */
   long watchEveryNanos() {
-    if (!takeBooks()) {
-      return 0;
-    }
-    try {
-      return watchEveryHeld();
-    } finally {
-      books.unlock();
-    }
+    return fromBooks(this::watchEveryHeld, 0);
   }
 
   private long watchEveryHeld() {
@@ -560,14 +559,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * books past the wait.
    */
   long updatePeriodNanos() {
-    if (!takeBooks()) {
-      return 0;
-    }
-    try {
-      return state == CounterState.LIVE ? updatePeriodNanos : 0;
-    } finally {
-      books.unlock();
-    }
+    return fromBooks(() -> state == CounterState.LIVE ? updatePeriodNanos : 0, 0);
   }
 
   /** The counter's status; not live while a read holds the books past the wait. */
