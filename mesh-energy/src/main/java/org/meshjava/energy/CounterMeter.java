@@ -772,9 +772,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       for (DomainLedger l : targets) {
         begun.add(l);
-        l.beginProbe();
+        if (!l.beginProbe()) {
+          // A read holds its books past their wait: probed, it would hold this probe too.
+          begun.remove(begun.size() - 1);
+        }
       }
-      verdicts = probeAndSettle(targets, disturbed);
+      verdicts = begun.isEmpty() ? List.of() : probeAndSettle(List.copyOf(begun), disturbed);
     } catch (RuntimeException | Error e) {
       failure = e;
       throw e;

@@ -974,11 +974,19 @@ final class DomainLedger implements LivenessProbe.Target {
     }
   }
 
-  /** Marks a probe of this counter as started: it is not live until the probe ends. */
-  void beginProbe() {
-    takeBooksUnbounded();
+  /**
+   * Marks a probe of this counter as started: it is not live until the probe ends. Returns false,
+   * marking nothing, when a read holds the books past the wait: the probe goes on without this
+   * counter (its re-probe is asked for by the settle's demotion), rather than wait on it with every
+   * window of the process disturbed.
+   */
+  boolean beginProbe() {
+    if (!takeBooks()) {
+      return false;
+    }
     try {
       beginProbeHeld();
+      return true;
     } finally {
       books.unlock();
     }

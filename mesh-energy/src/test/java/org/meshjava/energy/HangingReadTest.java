@@ -160,6 +160,18 @@ class HangingReadTest {
   }
 
   @Test
+  void aProbeOfTheCounterWhileAReadHangs_endsWithoutWaitingForIt() throws Exception {
+    aReadHangs();
+
+    List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
+
+    assertThat(probed).singleElement().satisfies(s -> assertThat(s.state()).isNotEqualTo(LIVE));
+    theReadReturns();
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+  }
+
+  @Test
   void aDisturbanceEndingWhileAReadHangs_isCountedOutOnceItReturns() throws Exception {
     DomainLedger ledger = meter.ledger(CPU0);
     assertThat(ledger.beginDisturbance()).isTrue();
