@@ -74,6 +74,14 @@ class HangingReadTest {
     assertThat(holder.isAlive()).as("the timed read ended").isFalse();
   }
 
+  /** The read returns; after a re-probe a serve alone is a reading: nothing was left behind. */
+  private void theReadReturns_andAfterAReprobeAServeAloneIsAReading(String why)
+      throws InterruptedException {
+    theReadReturns();
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
+  }
+
   @AfterEach
   void tearDown() throws InterruptedException {
     readReturns.countDown();
@@ -137,11 +145,8 @@ class HangingReadTest {
     Energy closed = assertTimeoutPreemptively(NO_HANG, () -> open.close(1_000));
 
     assertThat(closed).isEqualTo(Energy.estimated(1_000));
-    theReadReturns();
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("the window that closed unbooked left the books: a later serve alone is a reading")
-        .isEqualTo(Provenance.HwShunt);
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading(
+        "the window that closed unbooked left the books: a later serve alone is a reading");
   }
 
   @Test
@@ -153,9 +158,7 @@ class HangingReadTest {
       List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, second::probeNow);
 
       assertThat(probed).singleElement().satisfies(s -> assertThat(s.state()).isEqualTo(LIVE));
-      theReadReturns();
-      meter.probeNow();
-      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+      theReadReturns_andAfterAReprobeAServeAloneIsAReading("a serve alone after the read returned");
     }
   }
 
@@ -166,9 +169,7 @@ class HangingReadTest {
     List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
 
     assertThat(probed).singleElement().satisfies(s -> assertThat(s.state()).isNotEqualTo(LIVE));
-    theReadReturns();
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading("a serve alone after the read returned");
   }
 
   @Test
@@ -179,10 +180,7 @@ class HangingReadTest {
 
     assertTimeoutPreemptively(NO_HANG, ledger::endDisturbance);
 
-    theReadReturns();
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("no disturbance is left counted: a serve alone is a reading")
-        .isEqualTo(Provenance.HwShunt);
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading(
+        "no disturbance is left counted: a serve alone is a reading");
   }
 }
