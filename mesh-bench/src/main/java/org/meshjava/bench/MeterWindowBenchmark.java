@@ -48,9 +48,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>{@code openBeside} windows stay open on the counter through the run, as under many concurrent
  * serves: each read ages the windows open on its counter, and that must not cost more the more
- * there are (session 36: 500 open made a window cost about 27 times as much CPU).
+ * there are (session 36: 500 open made a window cost about 27 times as much CPU). Only the RAPL
+ * window's state has that parameter, so the estimator and the floor run once each, not once per
+ * value.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -62,81 +63,94 @@ import org.openjdk.jmh.infra.Blackhole;
 public class MeterWindowBenchmark {
   private static final Set<EnergyDomain> CPU = Set.of(EnergyDomain.cpuPackage(0));
 
-  private Path tree;
-  private Thread writer;
-  private final AtomicBoolean stop = new AtomicBoolean();
-  private EnergyMeter estimator;
-  private CounterMeter rapl;
-  private final List<MeterWindow> beside = new ArrayList<>();
-
-  /** Windows left open on the RAPL counter beside the measured one. */
-  @Param({"0", "50", "500"})
-  public int openBeside;
-
-  @Setup(Level.Trial)
-  public void setUp() throws IOException {
-    estimator = new EstimatorMeter();
-    tree = Files.createTempDirectory("mesh-bench-powercap");
-    Path zone = Files.createDirectories(tree.resolve("intel-rapl:0"));
-    Files.writeString(zone.resolve("name"), "package-0\n");
-    Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
-    Files.writeString(zone.resolve("energy_uj"), "0\n");
-    Path energy = zone.resolve("energy_uj");
-    Path staging = tree.resolve("energy_uj.next");
-    writer =
-        Thread.ofPlatform()
-            .daemon()
-            .name("fake-rapl-writer")
-            .start(
-                () -> {
-                  long uj = 0;
-                  while (!stop.get()) {
-                    uj += 15_000; // 15 W at 1 ms
-                    try {
-                      // Write aside and rename, so a reader never sees a half-written file
-                      // (sysfs never shows one either).
-                      Files.writeString(staging, uj + "\n");
-                      Files.move(
-                          staging,
-                          energy,
-                          StandardCopyOption.ATOMIC_MOVE,
-                          StandardCopyOption.REPLACE_EXISTING);
-                      Thread.sleep(1);
-                    } catch (IOException | InterruptedException e) {
-                      return;
-                    }
-                  }
-                });
-    // A loaded machine can starve the writer thread, and then the probe rightly calls the fake
-    // counter lumpy; probe at a coarser cadence and retry a few times before giving up.
-    DiscoveryOptions options =
-        DiscoveryOptions.defaults()
-            .withRaplRoot(tree)
-            .withoutNvml()
-            .withoutIoReport()
-            .withLiveness(new LivenessPolicy(Duration.ofMillis(50), Duration.ofMillis(500)));
-    MeterDiscovery found = MeterDiscovery.discover(options);
-    for (int attempt = 1; attempt < 5 && !found.hardwareGraded(); attempt++) {
-      found = MeterDiscovery.discover(options);
-    }
-    if (!(found.meter() instanceof CounterMeter meter)) {
-      throw new IllegalStateException("fake RAPL tree did not prove live: " + found.counters());
-    }
-    rapl = meter;
-    for (int i = 0; i < openBeside; i++) {
-      beside.add(rapl.open(CPU));
-    }
+  /** The estimator meter: no counters. */
+  @State(Scope.Benchmark)
+  public static class Estimator {
+    final EnergyMeter meter = new EstimatorMeter();
   }
 
-  @TearDown(Level.Trial)
-  public void tearDown() throws IOException, InterruptedException {
-    stop.set(true);
-    writer.join();
-    beside.forEach(MeterWindow::abandon);
-    rapl.close();
-    try (Stream<Path> paths = Files.walk(tree)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+  /**
+   * A {@link CounterMeter} over a fake powercap tree whose one zone a background thread advances
+   * every millisecond, with {@link #openBeside} windows left open on it.
+   */
+  @State(Scope.Benchmark)
+  public static class FakeRapl {
+    private Path tree;
+    private Thread writer;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    CounterMeter meter;
+    private final List<MeterWindow> beside = new ArrayList<>();
+
+    /** Windows left open on the RAPL counter beside the measured one. */
+    @Param({"0", "50", "500"})
+    public int openBeside;
+
+    /** Writes the tree, starts its writer, discovers the meter and opens the windows beside. */
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+      tree = Files.createTempDirectory("mesh-bench-powercap");
+      Path zone = Files.createDirectories(tree.resolve("intel-rapl:0"));
+      Files.writeString(zone.resolve("name"), "package-0\n");
+      Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
+      Files.writeString(zone.resolve("energy_uj"), "0\n");
+      Path energy = zone.resolve("energy_uj");
+      Path staging = tree.resolve("energy_uj.next");
+      writer =
+          Thread.ofPlatform()
+              .daemon()
+              .name("fake-rapl-writer")
+              .start(
+                  () -> {
+                    long uj = 0;
+                    while (!stop.get()) {
+                      uj += 15_000; // 15 W at 1 ms
+                      try {
+                        // Write aside and rename, so a reader never sees a half-written file
+                        // (sysfs never shows one either).
+                        Files.writeString(staging, uj + "\n");
+                        Files.move(
+                            staging,
+                            energy,
+                            StandardCopyOption.ATOMIC_MOVE,
+                            StandardCopyOption.REPLACE_EXISTING);
+                        Thread.sleep(1);
+                      } catch (IOException | InterruptedException e) {
+                        return;
+                      }
+                    }
+                  });
+      // A loaded machine can starve the writer thread, and then the probe rightly calls the fake
+      // counter lumpy; probe at a coarser cadence and retry a few times before giving up.
+      DiscoveryOptions options =
+          DiscoveryOptions.defaults()
+              .withRaplRoot(tree)
+              .withoutNvml()
+              .withoutIoReport()
+              .withLiveness(new LivenessPolicy(Duration.ofMillis(50), Duration.ofMillis(500)));
+      MeterDiscovery found = MeterDiscovery.discover(options);
+      for (int attempt = 1; attempt < 5 && !found.hardwareGraded(); attempt++) {
+        found = MeterDiscovery.discover(options);
+      }
+      if (!(found.meter() instanceof CounterMeter rapl)) {
+        throw new IllegalStateException("fake RAPL tree did not prove live: " + found.counters());
+      }
+      meter = rapl;
+      for (int i = 0; i < openBeside; i++) {
+        beside.add(meter.open(CPU));
+      }
+    }
+
+    /** Stops the writer, closes the windows beside and the meter, and deletes the tree. */
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException, InterruptedException {
+      stop.set(true);
+      writer.join();
+      beside.forEach(MeterWindow::abandon);
+      meter.close();
+      try (Stream<Path> paths = Files.walk(tree)) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
       }
     }
   }
@@ -150,13 +164,13 @@ public class MeterWindowBenchmark {
 
   /** The estimator's window: no counters, a constant window object. */
   @Benchmark
-  public Energy estimatorWindow() {
-    return estimator.open(CPU).close(1_000);
+  public Energy estimatorWindow(Estimator state) {
+    return state.meter.open(CPU).close(1_000);
   }
 
   /** A RAPL window on the fake tree, graded from a live counter. */
   @Benchmark
-  public Energy raplFakeTreeWindow() {
-    return rapl.open(CPU).close(1_000);
+  public Energy raplFakeTreeWindow(FakeRapl state) {
+    return state.meter.open(CPU).close(1_000);
   }
 }

@@ -206,11 +206,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
     synchronized (METERS) {
       METERS.add(this);
-      // Its ledgers are not yet reachable by any other thread: no monitor of theirs is contended.
+      // Its ledgers are not yet reachable by any other thread: their books are not contended.
       for (List<DomainLedger> disturbed : PROBES_RUNNING) {
         for (DomainLedger l : ledgers.values()) {
-          l.beginDisturbance();
-          disturbed.add(l);
+          if (l.beginDisturbance()) {
+            disturbed.add(l);
+          }
         }
       }
     }
@@ -346,8 +347,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * channel first, so the energy before the event is split among the windows open before it, and a
    * window opened there within an update period after a leave holds that serve's tail. Windows open
    * before a meter was made, or not yet told, are in {@link OpenWindows}. Called holding no
-   * ledger's monitor; an open tells after entering, a leave before it is counted out. The JVM
-   * failing in a told meter's read is thrown on once every meter was told.
+   * ledger's books; an open tells after entering, a leave before it is counted out. The JVM failing
+   * in a told meter's read is thrown on once every meter was told.
    */
   private void tellOtherMeters(Iterable<DomainLedger> mine, long nowNanos, boolean entered) {
     List<CounterMeter> others = new ArrayList<>();
@@ -743,7 +744,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     // The ledgers whose disturbance began, guarded by METERS: a meter made during the probe adds
     // its own once begun. Registered, and each disturbance begun, inside the try whose finally
     // takes the probe out again: anything thrown between (a stack overflow entering a ledger's
-    // monitor) would otherwise leave the probe registered for good, every meter made later
+    // books) would otherwise leave the probe registered for good, every meter made later
     // disturbed as it is made and never again a reading, and the ledgers begun so far with it.
     ArrayList<DomainLedger> disturbed = new ArrayList<>();
     // Every probe begun is ended, whatever is thrown on the way (an Error out of a native read):
@@ -761,16 +762,22 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         PROBES_RUNNING.add(disturbed);
       }
       for (DomainLedger l : toDisturb) {
-        l.beginDisturbance();
-        synchronized (METERS) {
-          disturbed.add(l);
+        // Not begun where a read holds the ledger's books past their wait: its counter is demoted
+        // when they are next taken, and this probe must not wait on it.
+        if (l.beginDisturbance()) {
+          synchronized (METERS) {
+            disturbed.add(l);
+          }
         }
       }
       for (DomainLedger l : targets) {
         begun.add(l);
-        l.beginProbe();
+        if (!l.beginProbe()) {
+          // A read holds its books past their wait: probed, it would hold this probe too.
+          begun.remove(begun.size() - 1);
+        }
       }
-      verdicts = probeAndSettle(targets, disturbed);
+      verdicts = begun.isEmpty() ? List.of() : probeAndSettle(List.copyOf(begun), disturbed);
     } catch (RuntimeException | Error e) {
       failure = e;
       throw e;

@@ -8,6 +8,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.internal.JvmFailure;
@@ -44,8 +49,15 @@ import org.slf4j.event.Level;
  * the counter now refreshes more slowly) is too short for the counter to resolve and is never
  * graded from it.
  *
- * <p>Thread-safe: every method holds the ledger's monitor, which also serialises reads of the
- * channel (channels are not thread-safe) and its release.
+ * <p>Thread-safe: every method holds the ledger's lock (its <em>books</em>), which also serialises
+ * reads of the channel (channels are not thread-safe) and its release. A read is made holding the
+ * books, so one that never returns (an NVML call on a board fallen off the bus, a sysfs read of a
+ * wedged device) holds them for good: every method a serve, a health check or the meter's own
+ * thread calls waits for them at most {@link #BOOKS_WAIT_NANOS} ({@link #takeBooks}), and then goes
+ * on without them, its figure the estimator's. Such a wait running out is a read that held the
+ * books too long: whoever takes them next demotes the counter (§3.3: it is no longer proven live),
+ * and applies what the serves that gave up could not book ({@link #settleMissed}). Later waiters
+ * give up at once until then, so a counter that hangs costs one wait, not one per serve.
  */
 final class DomainLedger implements LivenessProbe.Target {
   private static final Logger LOG = LoggerFactory.getLogger(DomainLedger.class);
@@ -140,7 +152,17 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final long STALE_WINDOW_NANOS = 3_600_000_000_000L;
 
-  /** One window's stake in this domain. Guarded by the ledger's monitor. */
+  /**
+   * How long a method waits for the books held by another thread before it goes on without them: a
+   * read of a working counter takes microseconds (a sysfs file) to a few milliseconds (an NVML
+   * call), so one held for a second is a read that hangs, not a busy counter.
+   */
+  static final long BOOKS_WAIT_NANOS = 1_000_000_000L;
+
+  /**
+   * One window's stake in this domain. Guarded by the books, but for a share the books were never
+   * taken for ({@code booked} false), which only its own serve's thread touches.
+   */
   static final class Share {
     // Its place in the process's count of windows on the counter, which also keeps its age: from
     // when the enter began, by the caller's clock, brought back to any reading earlier than that (a
@@ -160,6 +182,8 @@ final class DomainLedger implements LivenessProbe.Target {
     private boolean left;
     // Taken out of the books past STALE_WINDOW_NANOS.
     private boolean stale;
+    // Registered in the books (false when the wait for them ran out: counted in OpenWindows only).
+    private final boolean booked;
 
     private Share(
         OpenWindows.Counted counted,
@@ -167,8 +191,10 @@ final class DomainLedger implements LivenessProbe.Target {
         long totalAtOpen,
         long openReadEndNanos,
         boolean trustedAtOpen,
-        long sinceLastLeaveNanos) {
+        long sinceLastLeaveNanos,
+        boolean booked) {
       this.counted = counted;
+      this.booked = booked;
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openReadEndNanos = openReadEndNanos;
@@ -197,10 +223,33 @@ final class DomainLedger implements LivenessProbe.Target {
   private final ProbeClock clock;
   private final long reprobeEveryNanos;
   private final List<Share> open = new ArrayList<>();
+  // The books: every field below but those marked otherwise is guarded by it.
+  private final ReentrantLock books = new ReentrantLock();
+  // How long a wait for the books lasts at most (BOOKS_WAIT_NANOS, shorter in tests).
+  private volatile long booksWaitNanos = BOOKS_WAIT_NANOS;
+  // Not guarded. Set when a wait for the books ran out, and again after each thing the one that
+  // gave up left for the books (below): the next holder settles them (settleMissed). While set, a
+  // wait for the books gives up at once: the read holding them has not been seen to return.
+  private volatile boolean waitRanOut;
+  // Not guarded. Windows whose close could not take the books: still in open until settled.
+  private final ConcurrentLinkedQueue<Share> leftUnbooked = new ConcurrentLinkedQueue<>();
+  // Not guarded. Disturbances that ended while the books were held.
+  private final AtomicInteger disturbanceEndsUnbooked = new AtomicInteger();
+  // Not guarded. The meter closed while the books were held: release at the settle.
+  private volatile boolean releaseUnbooked;
+  // Not guarded. The channel's maxReadGapNanos as of the last time the books were held.
+  private volatile long maxReadGapSeenNanos;
   // Whose windows, in the process's count, are this ledger's.
   private final OpenWindows.Owner owner = new OpenWindows.Owner();
   // An enter is reading the counter: its window is in OpenWindows' count already, not yet in open.
   private boolean entering;
+  // The window an enter is reading the counter for, and whether that read's expiry counted it out:
+  // the clock moved an hour between the caller's reading and the read (a wait for the books, a
+  // thread descheduled, a leap). Booked all the same, it would stay in open, never marked stale,
+  // and
+  // a lost one would overlap every later window here for the life of the process.
+  private OpenWindows.@Nullable Counted enteringWindow;
+  private boolean enteringExpired;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
   private String detail = "not yet probed";
@@ -214,7 +263,7 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastReadNanos = Long.MIN_VALUE;
   // When the last read that returned a total began and ended: a window spans its counter from
   // the end of its open's read to the start of its close's, which the caller's clock readings,
-  // taken before any read (or the wait for this monitor), overstate.
+  // taken before any read (or the wait for the books), overstate.
   private long lastReadStartNanos;
   private long lastReadEndNanos;
   // The earliest the counter can have published lastTotal: the start of the last read that still
@@ -251,7 +300,8 @@ final class DomainLedger implements LivenessProbe.Target {
   private boolean leftOnce;
   private long lastProbeNanos;
   private boolean probeWanted;
-  private boolean probeScheduled;
+  // Not guarded: set under the books, cleared by the probe's thread without them.
+  private volatile boolean probeScheduled;
   // Demotions in the current run (each less than reprobeEveryNanos after the one before), the time
   // of the last, and when the re-probe it asked for may start.
   private int demotionsInARow;
@@ -299,6 +349,116 @@ final class DomainLedger implements LivenessProbe.Target {
     this.reprobeEveryNanos = reprobeEveryNanos;
     this.lastProbeNanos = clock.nanoTime();
     this.reprobeNotBeforeNanos = lastProbeNanos;
+    this.maxReadGapSeenNanos = channel.maxReadGapNanos();
+  }
+
+  /** Waits for the books at most {@code nanos} from now on (tests: a bound shorter than 1 s). */
+  void booksWait(long nanos) {
+    if (nanos <= 0) {
+      throw new IllegalArgumentException("nanos must be positive: " + nanos);
+    }
+    booksWaitNanos = nanos;
+  }
+
+  /**
+   * Takes the books, waiting at most {@link #booksWaitNanos} for a holder (none while an earlier
+   * wait's running out is not yet settled); returns whether they were taken, then settled ({@link
+   * #settleMissed}). Uncontended, one compare-and-set. An interrupt does not cut the wait short:
+   * the caller's figure would be graded down for it; it is kept for the caller.
+   */
+  private boolean takeBooks() {
+    if (books.tryLock()) {
+      settleHeld();
+      return true;
+    }
+    if (waitRanOut) {
+      return false;
+    }
+    long deadline = System.nanoTime() + booksWaitNanos;
+    boolean interrupted = false;
+    boolean taken = false;
+    try {
+      while (!taken) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          taken = books.tryLock(left, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (!taken) {
+      waitRanOut = true;
+      return false;
+    }
+    settleHeld();
+    return true;
+  }
+
+  /**
+   * Takes the books however long they are held: for the probe's own steps, which no serve waits on.
+   */
+  private void takeBooksUnbounded() {
+    books.lock();
+    settleHeld();
+  }
+
+  /**
+   * Settles what waits that ran out left, if any; run whenever the books are taken, and leaves them
+   * held if it throws (the caller's finally releases them).
+   */
+  private void settleHeld() {
+    if (waitRanOut) {
+      try {
+        settleMissed();
+      } catch (RuntimeException | Error e) {
+        books.unlock();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * A wait for the books ran out: a read held them longer than {@link #booksWaitNanos}. The counter
+   * is demoted (every window open across the hold loses its claim to a reading, and none opened
+   * before its re-probe has one), the windows that closed unbooked leave the books, with the tail
+   * rule running from now, and the disturbances that ended meanwhile are counted out. The serves
+   * that gave up were graded the estimator; windows that opened unbooked are in {@link
+   * OpenWindows}, so every window open beside them is overlapped.
+   */
+  private void settleMissed() {
+    waitRanOut = false;
+    long nowNanos = clock.nanoTime();
+    boolean leftAny = false;
+    Share s = leftUnbooked.poll();
+    while (s != null) {
+      open.remove(s);
+      leftAny = true;
+      s = leftUnbooked.poll();
+    }
+    if (leftAny) {
+      lastLeaveReadStartNanos = leftOnce ? Math.max(lastLeaveReadStartNanos, nowNanos) : nowNanos;
+      leftOnce = true;
+    }
+    disturbances -= disturbanceEndsUnbooked.getAndSet(0);
+    epoch++;
+    if (state == CounterState.LIVE && !released) {
+      demote(
+          CounterIssue.READ_FAILED,
+          "a read held the counter for over "
+              + booksWaitNanos / 1_000_000
+              + " ms; figures on its domain meanwhile were the estimator's");
+    }
+    if (releaseUnbooked) {
+      releaseHeld();
+    }
   }
 
   EnergyDomain domain() {
@@ -321,15 +481,38 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * The longest this counter may go unread without risking a missed wrap; under the monitor, since
-   * a read may shorten it (a zone seen drawing more than it was read for).
+   * The longest this counter may go unread without risking a missed wrap; under the books, since a
+   * read may shorten it (a zone seen drawing more than it was read for). While a read holds them
+   * past the wait, the figure as they last left it.
    */
-  synchronized long maxReadGapNanos() {
-    return channel.maxReadGapNanos();
+  long maxReadGapNanos() {
+    if (!takeBooks()) {
+      return maxReadGapSeenNanos;
+    }
+    try {
+      long gap = channel.maxReadGapNanos();
+      maxReadGapSeenNanos = gap;
+      return gap;
+    } finally {
+      books.unlock();
+    }
   }
 
-  synchronized boolean isLive() {
-    return state == CounterState.LIVE;
+  /** Whether the counter is live; not while a read holds the books past the wait. */
+  boolean isLive() {
+    return fromBooks(() -> state == CounterState.LIVE ? 1 : 0, 0) == 1;
+  }
+
+  /** What {@code held} reads from the books, or {@code otherwise} if they cannot be taken. */
+  private long fromBooks(LongSupplier held, long otherwise) {
+    if (!takeBooks()) {
+      return otherwise;
+    }
+    try {
+      return held.getAsLong();
+    } finally {
+      books.unlock();
+    }
   }
 
   /**
@@ -337,7 +520,11 @@ final class DomainLedger implements LivenessProbe.Target {
    * update periods while it is live and a window is open on it (more often once reads proved it
    * refreshing more slowly than its probe saw), else 0 (no reads at all).
    */
-  synchronized long watchEveryNanos() {
+  long watchEveryNanos() {
+    return fromBooks(this::watchEveryHeld, 0);
+  }
+
+  private long watchEveryHeld() {
     if (state != CounterState.LIVE || open.isEmpty() || probedPeriodNanos <= 0) {
       return 0;
     }
@@ -358,31 +545,76 @@ final class DomainLedger implements LivenessProbe.Target {
    * proved it moving within {@link #STALL_PERIODS} probed periods before the close's read. Called
    * by the meter whose watch reads this counter while windows are open on it.
    */
-  synchronized void watched() {
-    watched = true;
+  void watched() {
+    takeBooksUnbounded();
+    try {
+      watched = true;
+    } finally {
+      books.unlock();
+    }
   }
 
-  /** The update period the last probe learnt; 0 while the counter is not live. */
-  synchronized long updatePeriodNanos() {
-    return state == CounterState.LIVE ? updatePeriodNanos : 0;
+  /**
+   * The update period the last probe learnt; 0 while the counter is not live, or a read holds the
+   * books past the wait.
+   */
+  long updatePeriodNanos() {
+    return fromBooks(() -> state == CounterState.LIVE ? updatePeriodNanos : 0, 0);
   }
 
-  synchronized CounterStatus status() {
-    String facts = channel.statusNote().map(n -> detail + "; " + n).orElse(detail);
-    return state == CounterState.LIVE
-        ? CounterStatus.live(channel.name(), channel.domain(), facts)
-        : CounterStatus.notLive(
-            channel.name(),
-            channel.domain(),
-            Objects.requireNonNull(issue, "a counter that is not live has an issue"),
-            facts);
+  /** The counter's status; not live while a read holds the books past the wait. */
+  CounterStatus status() {
+    if (!takeBooks()) {
+      return CounterStatus.notLive(
+          channel.name(),
+          channel.domain(),
+          CounterIssue.READ_FAILED,
+          "a read of the counter has not returned within " + booksWaitNanos / 1_000_000 + " ms");
+    }
+    try {
+      String facts = channel.statusNote().map(n -> detail + "; " + n).orElse(detail);
+      return state == CounterState.LIVE
+          ? CounterStatus.live(channel.name(), channel.domain(), facts)
+          : CounterStatus.notLive(
+              channel.name(),
+              channel.domain(),
+              Objects.requireNonNull(issue, "a counter that is not live has an issue"),
+              facts);
+    } finally {
+      books.unlock();
+    }
   }
 
   /**
    * Registers a window, live counter or not: its work lands on the domain either way. The share is
    * trusted at open only if the counter is live, no probe is disturbing it, and it was read.
    */
-  synchronized Share enter(long nowNanos) {
+  Share enter(long nowNanos) {
+    if (!takeBooks()) {
+      // A read holds the books: the window is counted on the counter, so every window beside it
+      // is overlapped, and is no reading itself. The settle demotes the counter, so windows open
+      // here now, which the books cannot mark, lose their claim to a reading too.
+      Share share =
+          new Share(
+              OpenWindows.opened(hardware, clock, owner, nowNanos),
+              0,
+              0,
+              nowNanos,
+              false,
+              Long.MAX_VALUE,
+              false);
+      share.overlapped = true;
+      waitRanOut = true;
+      return share;
+    }
+    try {
+      return enterHeld(nowNanos);
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private Share enterHeld(long nowNanos) {
     // Counted before the read, so another meter reading the counter meanwhile splits its segment
     // as if this window were in it, which gives its windows less, never more (a leave is counted
     // out only after its read and the other meters' notices, CounterMeter). This ledger's own read
@@ -408,6 +640,8 @@ final class DomainLedger implements LivenessProbe.Target {
     boolean readOk = true;
     long total = lastTotal;
     entering = true;
+    enteringWindow = counted;
+    enteringExpired = false;
     try {
       total = segment(nowNanos, false);
     } catch (CounterException e) {
@@ -415,6 +649,7 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(e);
     } finally {
       entering = false;
+      enteringWindow = null;
     }
     // Another window open now, or one that closed less than an update period before this read
     // began: the counter has not yet published all of the closed one's energy (it lags by up to a
@@ -437,8 +672,20 @@ final class DomainLedger implements LivenessProbe.Target {
             total,
             readOk ? lastReadEndNanos : nowNanos,
             readOk && state == CounterState.LIVE && disturbances == 0,
-            sinceLastLeaveNanos);
+            sinceLastLeaveNanos,
+            true);
     share.overlapped = overlapped;
+    if (enteringExpired) {
+      // Taken as gone by its own read, as a window an hour open is: out of the books, its figure
+      // the estimator's.
+      share.stale = true;
+      LOG.warn(
+          "a window opening on energy counter {} ({}) was an hour old by the time its read began: it"
+              + " is taken as gone, and its figure is the estimator's",
+          channel.name(),
+          channel.domain());
+      return share;
+    }
     open.add(share);
     return share;
   }
@@ -449,12 +696,20 @@ final class DomainLedger implements LivenessProbe.Target {
    * the counter first, so the energy before it is split among the windows then open (the new one
    * already counted, which gives them less, never more).
    */
-  synchronized void foreignEntered(long nowNanos) {
+  void foreignEntered(long nowNanos) {
+    if (!takeBooks()) {
+      waitRanOut = true; // again, should a settle have cleared it since the wait gave up
+      return; // the settle demotes the counter: no window open here now is a reading
+    }
     try {
       readForForeign(nowNanos);
     } finally {
-      for (Share s : open) {
-        s.overlapped = true;
+      try {
+        for (Share s : open) {
+          s.overlapped = true;
+        }
+      } finally {
+        books.unlock();
       }
     }
   }
@@ -464,7 +719,19 @@ final class DomainLedger implements LivenessProbe.Target {
    * with it still counted, and a window opened here within one update period after this read began
    * holds the end of that serve (the tail rule, across meters as within one).
    */
-  synchronized void foreignLeft(long nowNanos) {
+  void foreignLeft(long nowNanos) {
+    if (!takeBooks()) {
+      waitRanOut = true; // again, should a settle have cleared it since the wait gave up
+      return; // the settle demotes the counter, and runs the tail rule from then
+    }
+    try {
+      leftHeld(nowNanos);
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private void leftHeld(long nowNanos) {
     long readStart = nowNanos;
     try {
       readStart = readForForeign(nowNanos);
@@ -513,8 +780,11 @@ final class DomainLedger implements LivenessProbe.Target {
     return nowNanos;
   }
 
-  /** {@code share}'s window is gone from the counter, in every meter's count; once only. */
-  synchronized void countedOut(Share share) {
+  /**
+   * {@code share}'s window is gone from the counter, in every meter's count; once only. Takes no
+   * books: {@link OpenWindows} has its own lock.
+   */
+  void countedOut(Share share) {
     countOut(share);
   }
 
@@ -542,6 +812,9 @@ final class DomainLedger implements LivenessProbe.Target {
     for (OpenWindows.Expired e : expired) {
       if (OpenWindows.isOf(e.window(), owner)) {
         own.add(e.window());
+      }
+      if (e.window() == enteringWindow) {
+        enteringExpired = true;
       }
     }
     Set<OpenWindows.Counted> taken = takeOut(own);
@@ -589,11 +862,39 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /** Removes a window and returns what it saw. */
-  synchronized Exit leave(Share share, long nowNanos) {
+  Exit leave(Share share, long nowNanos) {
     if (share.left) {
       throw new IllegalStateException("share already left the ledger");
     }
     share.left = true;
+    if (!share.booked) {
+      // Like another meter's window: its leave ends a segment, and its tail lands in the next.
+      if (takeBooks()) {
+        try {
+          leftHeld(nowNanos);
+        } finally {
+          books.unlock();
+        }
+      } else {
+        waitRanOut = true; // the settle runs the tail rule from then
+      }
+      return new Exit(false, 0, 0, true);
+    }
+    if (!takeBooks()) {
+      // A read holds the books: the share leaves them at the settle, which also demotes the
+      // counter and runs the tail rule from then.
+      leftUnbooked.add(share);
+      waitRanOut = true;
+      return new Exit(false, 0, 0, true);
+    }
+    try {
+      return leaveHeld(share, nowNanos);
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private Exit leaveHeld(Share share, long nowNanos) {
     if (share.stale) {
       // Out of the books already: no event here, and no figure from the counter.
       return new Exit(false, 0, share.apportionedUj, true);
@@ -618,7 +919,7 @@ final class DomainLedger implements LivenessProbe.Target {
       return new Exit(false, 0, share.apportionedUj, true);
     }
     // Measured between the reads, not the caller's times: a read at the open that was slow (a
-    // driver call that blocked, a wait for this monitor) leaves the counter less of the window to
+    // driver call that blocked, a wait for the books) leaves the counter less of the window to
     // resolve than the caller's clock says, down to a single refresh, or none.
     long readSpanNanos = (readOk ? lastReadStartNanos : nowNanos) - share.openReadEndNanos;
     boolean longEnough =
@@ -648,23 +949,50 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
-  synchronized void poll() {
+  void poll() {
+    if (!takeBooks()) {
+      return;
+    }
     try {
       segment(clock.nanoTime(), false);
     } catch (CounterException e) {
       failed(e);
+    } finally {
+      books.unlock();
     }
   }
 
   /** Reads the counter for a probe, keeping the segment books straight. */
   @Override
-  public synchronized long readLivenessMark() throws CounterException {
-    segment(clock.nanoTime(), true);
-    return lastMark;
+  public long readLivenessMark() throws CounterException {
+    takeBooksUnbounded();
+    try {
+      segment(clock.nanoTime(), true);
+      return lastMark;
+    } finally {
+      books.unlock();
+    }
   }
 
-  /** Marks a probe of this counter as started: it is not live until the probe ends. */
-  synchronized void beginProbe() {
+  /**
+   * Marks a probe of this counter as started: it is not live until the probe ends. Returns false,
+   * marking nothing, when a read holds the books past the wait: the probe goes on without this
+   * counter (its re-probe is asked for by the settle's demotion), rather than wait on it with every
+   * window of the process disturbed.
+   */
+  boolean beginProbe() {
+    if (!takeBooks()) {
+      return false;
+    }
+    try {
+      beginProbeHeld();
+      return true;
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private void beginProbeHeld() {
     if (!released) {
       try {
         channel.recheckAtProbe();
@@ -681,7 +1009,16 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /** Records a probe's verdict. */
-  synchronized void endProbe(LivenessVerdict verdict, long nowNanos) {
+  void endProbe(LivenessVerdict verdict, long nowNanos) {
+    takeBooksUnbounded();
+    try {
+      endProbeHeld(verdict, nowNanos);
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private void endProbeHeld(LivenessVerdict verdict, long nowNanos) {
     tellProbing(false);
     epoch++;
     lastProbeNanos = nowNanos;
@@ -727,51 +1064,98 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /**
    * A probe (of this counter or any other) has started: its load heats this domain, so no window
-   * open across it, or opened during it, is a reading of the serve alone.
+   * open across it, or opened during it, is a reading of the serve alone. Returns false, counting
+   * nothing, when a read holds the books past the wait: the settle demotes the counter, which a
+   * probe disturbing it would only have kept from a reading meanwhile; end only a begun one.
    */
-  synchronized void beginDisturbance() {
-    beforeDisturbance.run();
-    disturbances++;
-    epoch++;
+  boolean beginDisturbance() {
+    if (!takeBooks()) {
+      return false;
+    }
+    try {
+      beforeDisturbance.run();
+      disturbances++;
+      epoch++;
+      return true;
+    } finally {
+      books.unlock();
+    }
   }
 
   /**
    * Runs {@code hook} as each later disturbance begins, before it is counted; for tests of a
-   * failure there (a stack overflow entering this monitor), which no channel can cause.
+   * failure there (a stack overflow entering the books), which no channel can cause.
    */
-  synchronized void beforeDisturbance(Runnable hook) {
-    beforeDisturbance = Objects.requireNonNull(hook, "hook");
+  void beforeDisturbance(Runnable hook) {
+    takeBooksUnbounded();
+    try {
+      beforeDisturbance = Objects.requireNonNull(hook, "hook");
+    } finally {
+      books.unlock();
+    }
   }
 
-  /** A probe has ended. */
-  synchronized void endDisturbance() {
-    disturbances--;
-    epoch++;
+  /** A probe has ended; counted at the settle when a read holds the books past the wait. */
+  void endDisturbance() {
+    if (!takeBooks()) {
+      disturbanceEndsUnbooked.incrementAndGet();
+      waitRanOut = true;
+      return;
+    }
+    try {
+      disturbances--;
+      epoch++;
+    } finally {
+      books.unlock();
+    }
   }
 
   /**
    * Claims the right to schedule a probe when one is due (periodically, or after a demotion once
    * its backoff has passed); returns true at most once until {@link #probeFinished()}.
    */
-  synchronized boolean claimProbe(long nowNanos) {
-    if (probeScheduled || released) {
+  boolean claimProbe(long nowNanos) {
+    if (probeScheduled || !takeBooks()) {
       return false;
     }
-    if ((probeWanted && nowNanos - reprobeNotBeforeNanos >= 0)
-        || nowNanos - lastProbeNanos >= reprobeEveryNanos) {
-      probeScheduled = true;
-      return true;
+    try {
+      if (probeScheduled || released) {
+        return false;
+      }
+      if ((probeWanted && nowNanos - reprobeNotBeforeNanos >= 0)
+          || nowNanos - lastProbeNanos >= reprobeEveryNanos) {
+        probeScheduled = true;
+        return true;
+      }
+      return false;
+    } finally {
+      books.unlock();
     }
-    return false;
   }
 
-  /** Clears the scheduled flag once the probe has run (or could not be run). */
-  synchronized void probeFinished() {
+  /** Clears the scheduled flag once the probe has run (or could not be run); takes no books. */
+  void probeFinished() {
     probeScheduled = false;
   }
 
-  /** Releases the channel; reads after this fail. Never throws. */
-  synchronized void release() {
+  /**
+   * Releases the channel; reads after this fail. Never throws. While a read holds the books past
+   * the wait, the release is left to their settle (the channel is not thread-safe).
+   */
+  void release() {
+    if (!takeBooks()) {
+      releaseUnbooked = true;
+      waitRanOut = true;
+      return;
+    }
+    try {
+      releaseHeld();
+    } finally {
+      books.unlock();
+    }
+  }
+
+  private void releaseHeld() {
     if (released) {
       return;
     }
@@ -1044,8 +1428,8 @@ final class DomainLedger implements LivenessProbe.Target {
     if (released) {
       throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
     }
-    // Time the read itself, under the monitor, on both sides: the caller's clock reading may be
-    // older than the value (it waited for the monitor), and the thread may be descheduled between
+    // Time the read itself, under the books, on both sides: the caller's clock reading may be
+    // older than the value (it waited for the books), and the thread may be descheduled between
     // reading the clock and the counter. Each rule takes the side that cannot flatter the counter:
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
@@ -1057,6 +1441,15 @@ final class DomainLedger implements LivenessProbe.Target {
     expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
     long total = readChannel(forProbe);
+    if (waitRanOut) {
+      // A wait for the books ran out during this read: it is the read that held them.
+      settleMissed();
+      if (released) {
+        // The meter closed meanwhile and the settle released the channel: nothing more is asked
+        // of it.
+        throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
+      }
+    }
     long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
@@ -1131,6 +1524,7 @@ final class DomainLedger implements LivenessProbe.Target {
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     lastReadStartNanos = nowNanos;
     lastReadEndNanos = afterNanos;
+    maxReadGapSeenNanos = channel.maxReadGapNanos();
     return total;
   }
 }

@@ -1,0 +1,186 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.meshjava.energy.CounterState.LIVE;
+import static org.meshjava.energy.ProbedMeter.CPU0;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.Provenance;
+
+/**
+ * A read of a counter that never returns (an NVML call on a board fallen off the bus, a sysfs read
+ * of a wedged device) holds its ledger's books; a serve on its domain waits for them at most the
+ * ledger's bound, and is then graded the estimate (§3.3: the counter is no longer proven live)
+ * rather than hang. Once the read returns, the counter is demoted, and what the serves could not
+ * book is settled: after a re-probe a serve alone is a reading again. The read blocks on a latch;
+ * the bound is 50 ms.
+ */
+class HangingReadTest {
+  private static final Duration NO_HANG = Duration.ofSeconds(10);
+
+  private final FakeClock clock = new FakeClock();
+  private final List<Runnable> scheduled = new ArrayList<>();
+  private final TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
+  private final AtomicBoolean hangNextRead = new AtomicBoolean();
+  private final CountDownLatch readHanging = new CountDownLatch(1);
+  private final CountDownLatch readReturns = new CountDownLatch(1);
+
+  /** The counter, whose next read blocks once {@link #hangNextRead} is set, until released. */
+  private final EnergyChannel hanging =
+      new ForwardingChannel(cpu) {
+        @Override
+        public long readTotalUj() throws CounterException {
+          if (hangNextRead.getAndSet(false)) {
+            readHanging.countDown();
+            try {
+              readReturns.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return super.readTotalUj();
+        }
+      };
+
+  private final CounterMeter meter = ProbedMeter.overPackageZero(hanging, clock, scheduled::add);
+  private Thread holder;
+
+  HangingReadTest() {
+    meter.ledger(CPU0).booksWait(TimeUnit.MILLISECONDS.toNanos(50));
+  }
+
+  /** The meter's timed read starts reading the counter, and hangs there holding its books. */
+  private void aReadHangs() throws InterruptedException {
+    hangNextRead.set(true);
+    holder = Thread.ofPlatform().name("hanging-timed-read").start(meter::pollCounters);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the read began").isTrue();
+  }
+
+  /** The hanging read returns; its thread ends. */
+  private void theReadReturns() throws InterruptedException {
+    readReturns.countDown();
+    holder.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(holder.isAlive()).as("the timed read ended").isFalse();
+  }
+
+  /** The read returns; after a re-probe a serve alone is a reading: nothing was left behind. */
+  private void theReadReturns_andAfterAReprobeAServeAloneIsAReading(String why)
+      throws InterruptedException {
+    theReadReturns();
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    readReturns.countDown();
+    if (holder != null) {
+      holder.join(TimeUnit.SECONDS.toMillis(10));
+    }
+    meter.close();
+  }
+
+  private Energy serve() {
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    return w.close(1_000);
+  }
+
+  @Test
+  void servesBesideAReadThatDoesNotReturn_areTheEstimate_andDoNotWaitForIt() throws Exception {
+    aReadHangs();
+
+    Energy first = assertTimeoutPreemptively(NO_HANG, this::serve);
+    Energy second = assertTimeoutPreemptively(NO_HANG, this::serve);
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(first).isEqualTo(Energy.estimated(1_000));
+    assertThat(second).isEqualTo(Energy.estimated(1_000));
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).isEqualTo(CounterState.NOT_LIVE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail()).contains("has not returned within 50 ms");
+            });
+
+    theReadReturns();
+    assertThat(meter.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue())
+                  .as("demoted once the read returned")
+                  .contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail()).contains("a read held the counter for over 50 ms");
+            });
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("not live until a re-probe")
+        .isEqualTo(Provenance.Estimator);
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("nothing the waits left behind overlaps a later serve")
+        .isEqualTo(Provenance.HwShunt);
+  }
+
+  @Test
+  void aWindowClosingWhileAReadHangs_isTheEstimate_andLeavesTheBooksOnceItReturns()
+      throws Exception {
+    MeterWindow open = meter.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    aReadHangs();
+
+    Energy closed = assertTimeoutPreemptively(NO_HANG, () -> open.close(1_000));
+
+    assertThat(closed).isEqualTo(Energy.estimated(1_000));
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading(
+        "the window that closed unbooked left the books: a later serve alone is a reading");
+  }
+
+  @Test
+  void aProbeOfAnotherMeterWhileAReadHangs_endsWithoutWaitingForIt() throws Exception {
+    TimedCounter other = TimedCounter.rapl(EnergyDomain.gpu(0), clock);
+    try (CounterMeter second = ProbedMeter.unprobed(clock, scheduled::add, other)) {
+      aReadHangs();
+
+      List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, second::probeNow);
+
+      assertThat(probed).singleElement().satisfies(s -> assertThat(s.state()).isEqualTo(LIVE));
+      theReadReturns_andAfterAReprobeAServeAloneIsAReading("a serve alone after the read returned");
+    }
+  }
+
+  @Test
+  void aProbeOfTheCounterWhileAReadHangs_endsWithoutWaitingForIt() throws Exception {
+    aReadHangs();
+
+    List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
+
+    assertThat(probed).singleElement().satisfies(s -> assertThat(s.state()).isNotEqualTo(LIVE));
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading("a serve alone after the read returned");
+  }
+
+  @Test
+  void aDisturbanceEndingWhileAReadHangs_isCountedOutOnceItReturns() throws Exception {
+    DomainLedger ledger = meter.ledger(CPU0);
+    assertThat(ledger.beginDisturbance()).isTrue();
+    aReadHangs();
+
+    assertTimeoutPreemptively(NO_HANG, ledger::endDisturbance);
+
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading(
+        "no disturbance is left counted: a serve alone is a reading");
+  }
+}
