@@ -471,6 +471,20 @@ public final class FileJournal implements Journal {
     if (HELD.putIfAbsent(identity, slot) != null) {
       throw held(path, real, "another steward in this process");
     }
+    if (SnapshotFolderClaim.holds(identity)) {
+      // Before it is opened: the JDK would refuse its lock as overlapping the claim's, and closing
+      // this descriptor then drops every lock this process holds on the file, the claim's too, so
+      // another steward could take the folder and delete this one's snapshots.
+      HELD.remove(identity, slot);
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot open "
+              + path
+              + ": it is another name (a hard link) of a snapshot folder's lock file that this"
+              + " process holds, and opening and closing it would let that folder's lock go; it"
+              + " is left as it is. Give the journal a file of its own",
+          null);
+    }
     FileChannel ch = null;
     FileLock lock = null;
     try {
