@@ -1820,20 +1820,29 @@ public final class FileJournal implements Journal {
     }
   }
 
-  /** Writes the marker, or its twin, at {@code file}, saying what it stands for. */
+  /**
+   * Writes the marker, or its twin, at {@code file}, saying what it stands for. One opening makes
+   * the file and writes it, and follows no link: a name made and then opened again to be written
+   * would write whatever was swapped in between (a link's target elsewhere, a named pipe that
+   * blocks the archive for ever). Anything at the name already is refused, left as it is.
+   */
   private static void writeMarker(Path file, Path journal) throws IOException {
-    Files.createFile(file, OwnerOnly.file(file));
-    Files.writeString(
-        file,
-        "The segments in "
-            + JournalSegments.directory(journal).getFileName()
-            + " are named only once the live journal file has been cut past them (SPEC.md 60.8)."
-            + " Keep this file and its twin ("
-            + JournalSegments.marker(journal).getFileName()
-            + ", ."
-            + JournalSegments.marker(journal).getFileName()
-            + ") beside the journal.\n",
-        StandardCharsets.UTF_8);
+    byte[] text =
+        ("The segments in "
+                + JournalSegments.directory(journal).getFileName()
+                + " are named only once the live journal file has been cut past them (SPEC.md"
+                + " 60.8). Keep this file and its twin ("
+                + JournalSegments.marker(journal).getFileName()
+                + ", ."
+                + JournalSegments.marker(journal).getFileName()
+                + ") beside the journal.\n")
+            .getBytes(StandardCharsets.UTF_8);
+    try (FileChannel ch = OwnerOnly.createNew(file)) {
+      ByteBuffer b = ByteBuffer.wrap(text);
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+    }
   }
 
   /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
