@@ -526,7 +526,7 @@ public final class FileJournal implements Journal {
       // Left by an archive killed before its rename. Only a holder of this file's lock writes it
       // (an archive's rename ends its writing), and that is this opener now: a steward starting as
       // well as an archive, so no stale copy of the journal's tail outlives the next start.
-      Files.deleteIfExists(archiving(real));
+      removeArchivingCopy(path, real);
       Tail tail = endOf(ch, path);
       // An archive killed before it named its segment left it pending: finished or removed here,
       // under the lock, before anything reads the segments (SPEC.md 60.8).
@@ -1869,6 +1869,36 @@ public final class FileJournal implements Journal {
       Files.deleteIfExists(file);
     } catch (IOException e) {
       failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Removes what an archive killed before its rename left at {@code .archiving} beside the journal
+   * {@code path} (the file {@code real}). An archive only ever makes a file there; a folder holding
+   * anything is not its, and is refused, kept as it is, with what to do: removing it would take
+   * what it holds, and leaving it would block every archive's copy. (A link there is removed, not
+   * its target, as an empty folder is: neither holds anything of the operator's.)
+   *
+   * @throws JournalException {@code IO}, naming what is in the way
+   * @throws IOException if it cannot be removed for another reason
+   */
+  private static void removeArchivingCopy(Path path, Path real)
+      throws IOException, JournalException {
+    Path copy = archiving(real);
+    try {
+      Files.deleteIfExists(copy);
+    } catch (java.nio.file.DirectoryNotEmptyException notEmpty) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot open "
+              + path
+              + ": "
+              + copy
+              + " is a folder that is not empty; an archive writes the journal's new beginning as"
+              + " a file of that name, and a start removes what a killed archive left there, so"
+              + " the name must be free. It is left as it is: move it elsewhere (it is nothing of"
+              + " the journal's) and start again",
+          notEmpty);
     }
   }
 

@@ -68,4 +68,38 @@ class ArchiveNamesInTheWayTest {
     assertThat(Files.readSymbolicLink(marker)).isEqualTo(elsewhere);
     assertThat(FileJournalStreamTest.scan(p, JournalPosition.GENESIS)).hasSize(6);
   }
+
+  /**
+   * A folder holding files at {@code <journal>.archiving}, where an archive writes the live file's
+   * new beginning and a start removes what a killed archive left. Regression: every start was
+   * refused "cannot recover J: J.archiving", saying neither what was wrong nor what to do. Now the
+   * refusal says it is a folder that is not empty, to be moved, and leaves it as it is.
+   */
+  @Test
+  void aFolderWithFilesAtTheArchivingName_isRefusedNamingIt_andIsKept() throws Exception {
+    Path p = dir.resolve("j.log");
+    FileJournalStreamTest.journal(p, 3);
+    Path folder = Files.createDirectory(dir.resolve("j.log" + JournalOwnedName.ARCHIVING));
+    Path mine = Files.writeString(folder.resolve("notes.txt"), "mine");
+    JournalException e =
+        catchThrowableOfType(JournalException.class, () -> FileJournal.open(p).close());
+    assertThat(e).isNotNull();
+    assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(e.detail())
+        .isEqualTo(
+            "cannot open "
+                + p
+                + ": "
+                + folder
+                + " is a folder that is not empty; an archive writes the journal's new beginning"
+                + " as a file of that name, and a start removes what a killed archive left there,"
+                + " so the name must be free. It is left as it is: move it elsewhere (it is"
+                + " nothing of the journal's) and start again");
+    assertThat(mine).hasContent("mine");
+    Files.delete(mine);
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(FileJournalStreamTest.read(j, JournalPosition.GENESIS)).hasSize(3);
+    }
+    assertThat(folder).doesNotExist();
+  }
 }
