@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import org.meshjava.journal.internal.FileKind;
+import org.meshjava.journal.internal.Folders;
 
 /**
  * Reads a text file the user named on the command line, turning every way it can fail into one
@@ -204,27 +205,9 @@ final class UserFile {
       throws IOException {
     Path target = path.toAbsolutePath();
     if (target.getParent() != null) {
-      createFolders(target.getParent());
+      Folders.create(target.getParent());
     }
     writeWholeInFolder(target, bytes, replace, attributes);
-  }
-
-  /**
-   * Makes {@code folder} and the folders missing above it, as {@link Files#createDirectories}, but
-   * fails with {@link java.nio.file.NotDirectoryException} naming the file that stands where one of
-   * them goes. The JDK says {@link java.nio.file.FileAlreadyExistsException} for it, which is also
-   * what a file to be created new that is there already fails with, so {@link #reason} could not
-   * tell "in the way of a folder" from "already there".
-   */
-  static void createFolders(Path folder) throws IOException {
-    try {
-      Files.createDirectories(folder);
-    } catch (java.nio.file.FileAlreadyExistsException inTheWay) {
-      java.nio.file.NotDirectoryException e =
-          new java.nio.file.NotDirectoryException(inTheWay.getFile());
-      e.initCause(inTheWay);
-      throw e;
-    }
   }
 
   /**
@@ -458,7 +441,7 @@ final class UserFile {
       return "permission denied";
     }
     if (e instanceof java.nio.file.NotDirectoryException f && f.getFile() != null) {
-      // Something else where a folder must be made (createFolders), or must be listed: named for
+      // Something else where a folder must be made (Folders.create), or must be listed: named for
       // what it is, so the operator knows what to move (a link to nothing is no file to look for).
       return f.getFile()
           + " exists and is "

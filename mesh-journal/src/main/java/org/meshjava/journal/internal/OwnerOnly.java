@@ -83,25 +83,14 @@ public final class OwnerOnly {
    * that are there keep their modes.
    *
    * @throws java.nio.file.NotDirectoryException naming what is in the way, where something other
-   *     than a folder is at {@code dir} or above it (the JDK says {@code
-   *     FileAlreadyExistsException}, which reads as a refusal to make a file, so {@link
-   *     FailureWords} could not tell a folder was wanted)
+   *     than a folder is at {@code dir} or above it ({@link Folders#create})
    * @throws IOException as {@link Files#createDirectories}
    */
   public static void createDirectories(Path dir) throws IOException {
-    try {
-      if (posix(dir)) {
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(FOLDER));
-      } else {
-        Files.createDirectories(dir);
-      }
-    } catch (java.nio.file.FileAlreadyExistsException notAFolder) {
-      // The JDK's createDirectories throws this only where what is there is no folder (one made
-      // meanwhile by another is accepted).
-      java.nio.file.NotDirectoryException e =
-          new java.nio.file.NotDirectoryException(notAFolder.getFile());
-      e.initCause(notAFolder);
-      throw e;
+    if (posix(dir)) {
+      Folders.create(dir, PosixFilePermissions.asFileAttribute(FOLDER));
+    } else {
+      Folders.create(dir);
     }
   }
 
