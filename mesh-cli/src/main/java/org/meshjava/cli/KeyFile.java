@@ -98,7 +98,7 @@ final class KeyFile {
     try {
       // Only a root has no folder, and a root is a folder, refused above.
       Path parent = java.util.Objects.requireNonNull(path.toAbsolutePath().getParent(), "folder");
-      UserFile.createFolders(parent);
+      org.meshjava.journal.internal.Folders.create(parent);
       ownerOnly =
           Files.getFileStore(parent).supportsFileAttributeView("posix")
               ? new FileAttribute<?>[] {

@@ -11,6 +11,8 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import org.meshjava.journal.internal.FileKind;
+import org.meshjava.journal.internal.Folders;
 
 /**
  * Reads a text file the user named on the command line, turning every way it can fail into one
@@ -203,27 +205,9 @@ final class UserFile {
       throws IOException {
     Path target = path.toAbsolutePath();
     if (target.getParent() != null) {
-      createFolders(target.getParent());
+      Folders.create(target.getParent());
     }
     writeWholeInFolder(target, bytes, replace, attributes);
-  }
-
-  /**
-   * Makes {@code folder} and the folders missing above it, as {@link Files#createDirectories}, but
-   * fails with {@link java.nio.file.NotDirectoryException} naming the file that stands where one of
-   * them goes. The JDK says {@link java.nio.file.FileAlreadyExistsException} for it, which is also
-   * what a file to be created new that is there already fails with, so {@link #reason} could not
-   * tell "in the way of a folder" from "already there".
-   */
-  static void createFolders(Path folder) throws IOException {
-    try {
-      Files.createDirectories(folder);
-    } catch (java.nio.file.FileAlreadyExistsException inTheWay) {
-      java.nio.file.NotDirectoryException e =
-          new java.nio.file.NotDirectoryException(inTheWay.getFile());
-      e.initCause(inTheWay);
-      throw e;
-    }
   }
 
   /**
@@ -456,15 +440,19 @@ final class UserFile {
     if (e instanceof AccessDeniedException) {
       return "permission denied";
     }
-    if (e instanceof java.nio.file.NotDirectoryException f) {
-      // A file where a folder must be made (createFolders), or must be listed.
-      return f.getFile() + " exists and is not a folder";
+    if (e instanceof java.nio.file.NotDirectoryException f && f.getFile() != null) {
+      // Something else where a folder must be made (Folders.create), or must be listed: named for
+      // what it is, so the operator knows what to move (a link to nothing is no file to look for).
+      return f.getFile()
+          + " exists and is "
+          + FileKind.describe(Path.of(f.getFile()))
+          + ", not a folder";
     }
-    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+    if (e instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
       // Where it is not a refusal to overwrite: a file that was to be new (a partial file another
-      // writer made meanwhile, a name taken between the check and the write). Only that it is
-      // there is known; what it is, a file or a folder, is not.
-      return f.getFile() + " already exists";
+      // writer made meanwhile, a name taken between the check and the write). What is there is
+      // named, and nothing more: no folder was wanted there.
+      return f.getFile() + " already exists and is " + FileKind.describe(Path.of(f.getFile()));
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();

@@ -544,7 +544,8 @@ class CliErrorsTest {
     Path file = Files.writeString(tmp.resolve("notes.txt"), "mine");
     Run under = mesh("key", "generate", "--out", file.resolve("x.key").toString());
     assertOneLineError(under, 1, "mesh key generate");
-    assertThat(under.err()).endsWith(file.toAbsolutePath() + " exists and is not a folder\n");
+    assertThat(under.err())
+        .endsWith(file.toAbsolutePath() + " exists and is a file, not a folder\n");
     assertThat(file).hasContent("mine");
     Files.delete(file);
     // Forced onto a key, the key is replaced whole, and nothing else is left beside it.

@@ -51,25 +51,35 @@ class UserFileTest {
   }
 
   /**
-   * The words for a file that is there say what is wrong with it: one in the way of a folder "is
-   * not a folder", one that was to be new "already exists". Regression: both read "exists and is
-   * not a folder", said of a file the write would only have had to leave alone.
+   * The words for a name that is taken say what is there: one in the way of a folder is named for
+   * what it is and as "not a folder", one that was to be new "already exists" and is named for what
+   * it is. Regressions: both read "exists and is not a folder", said of a file the write would only
+   * have had to leave alone; then "already exists" and "exists and is not a folder", naming nothing
+   * of what was there (a link to nothing sent the operator looking for a file).
    */
   @Test
-  void reason_tellsAFileAlreadyThere_fromAFileWhereAFolderGoes() throws Exception {
+  void reason_namesWhatIsThere_aFileAlreadyThere_orAnythingWhereAFolderGoes() throws Exception {
     Path taken = Files.writeString(dir.resolve("taken.key"), "mine");
     FileAlreadyExistsException there =
         org.assertj.core.api.Assertions.catchThrowableOfType(
             FileAlreadyExistsException.class,
             () -> UserFile.writeWhole(taken, new byte[] {1}, false));
-    assertThat(UserFile.reason(there)).isEqualTo(taken.toAbsolutePath() + " already exists");
+    assertThat(UserFile.reason(there))
+        .isEqualTo(taken.toAbsolutePath() + " already exists and is a file");
     java.io.IOException inTheWay =
         org.assertj.core.api.Assertions.catchThrowableOfType(
             java.io.IOException.class,
             () -> UserFile.writeWhole(taken.resolve("x.key"), new byte[] {1}, false));
     assertThat(UserFile.reason(inTheWay))
-        .isEqualTo(taken.toAbsolutePath() + " exists and is not a folder");
+        .isEqualTo(taken.toAbsolutePath() + " exists and is a file, not a folder");
     assertThat(taken).hasContent("mine");
+    Path nowhere = dir.resolve("nowhere");
+    Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), nowhere);
+    assertThat(UserFile.reason(new FileAlreadyExistsException(dangling.toString())))
+        .isEqualTo(dangling + " already exists and is a symbolic link to " + nowhere);
+    assertThat(UserFile.reason(new java.nio.file.NotDirectoryException(dangling.toString())))
+        .isEqualTo(dangling + " exists and is a symbolic link to " + nowhere + ", not a folder");
+    assertThat(nowhere).doesNotExist();
   }
 
   @Test

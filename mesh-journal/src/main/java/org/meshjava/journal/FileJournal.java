@@ -471,6 +471,20 @@ public final class FileJournal implements Journal {
     if (HELD.putIfAbsent(identity, slot) != null) {
       throw held(path, real, "another steward in this process");
     }
+    if (SnapshotFolderClaim.holds(identity)) {
+      // Before it is opened: the JDK would refuse its lock as overlapping the claim's, and closing
+      // this descriptor then drops every lock this process holds on the file, the claim's too, so
+      // another steward could take the folder and delete this one's snapshots.
+      HELD.remove(identity, slot);
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot open "
+              + path
+              + ": it is another name (a hard link) of a snapshot folder's lock file that this"
+              + " process holds, and opening and closing it would let that folder's lock go; it"
+              + " is left as it is. Give the journal a file of its own",
+          null);
+    }
     FileChannel ch = null;
     FileLock lock = null;
     try {
@@ -512,7 +526,7 @@ public final class FileJournal implements Journal {
       // Left by an archive killed before its rename. Only a holder of this file's lock writes it
       // (an archive's rename ends its writing), and that is this opener now: a steward starting as
       // well as an archive, so no stale copy of the journal's tail outlives the next start.
-      Files.deleteIfExists(archiving(real));
+      removeArchivingCopy(path, real);
       Tail tail = endOf(ch, path);
       // An archive killed before it named its segment left it pending: finished or removed here,
       // under the lock, before anything reads the segments (SPEC.md 60.8).
@@ -1806,20 +1820,29 @@ public final class FileJournal implements Journal {
     }
   }
 
-  /** Writes the marker, or its twin, at {@code file}, saying what it stands for. */
+  /**
+   * Writes the marker, or its twin, at {@code file}, saying what it stands for. One opening makes
+   * the file and writes it, and follows no link: a name made and then opened again to be written
+   * would write whatever was swapped in between (a link's target elsewhere, a named pipe that
+   * blocks the archive for ever). Anything at the name already is refused, left as it is.
+   */
   private static void writeMarker(Path file, Path journal) throws IOException {
-    Files.createFile(file, OwnerOnly.file(file));
-    Files.writeString(
-        file,
-        "The segments in "
-            + JournalSegments.directory(journal).getFileName()
-            + " are named only once the live journal file has been cut past them (SPEC.md 60.8)."
-            + " Keep this file and its twin ("
-            + JournalSegments.marker(journal).getFileName()
-            + ", ."
-            + JournalSegments.marker(journal).getFileName()
-            + ") beside the journal.\n",
-        StandardCharsets.UTF_8);
+    byte[] text =
+        ("The segments in "
+                + JournalSegments.directory(journal).getFileName()
+                + " are named only once the live journal file has been cut past them (SPEC.md"
+                + " 60.8). Keep this file and its twin ("
+                + JournalSegments.marker(journal).getFileName()
+                + ", ."
+                + JournalSegments.marker(journal).getFileName()
+                + ") beside the journal.\n")
+            .getBytes(StandardCharsets.UTF_8);
+    try (FileChannel ch = OwnerOnly.createNew(file)) {
+      ByteBuffer b = ByteBuffer.wrap(text);
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+    }
   }
 
   /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
@@ -1846,6 +1869,36 @@ public final class FileJournal implements Journal {
       Files.deleteIfExists(file);
     } catch (IOException e) {
       failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Removes what an archive killed before its rename left at {@code .archiving} beside the journal
+   * {@code path} (the file {@code real}). An archive only ever makes a file there; a folder holding
+   * anything is not its, and is refused, kept as it is, with what to do: removing it would take
+   * what it holds, and leaving it would block every archive's copy. (A link there is removed, not
+   * its target, as an empty folder is: neither holds anything of the operator's.)
+   *
+   * @throws JournalException {@code IO}, naming what is in the way
+   * @throws IOException if it cannot be removed for another reason
+   */
+  private static void removeArchivingCopy(Path path, Path real)
+      throws IOException, JournalException {
+    Path copy = archiving(real);
+    try {
+      Files.deleteIfExists(copy);
+    } catch (java.nio.file.DirectoryNotEmptyException notEmpty) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot open "
+              + path
+              + ": "
+              + copy
+              + " is a folder that is not empty; an archive writes the journal's new beginning as"
+              + " a file of that name, and a start removes what a killed archive left there, so"
+              + " the name must be free. It is left as it is: move it elsewhere (it is nothing of"
+              + " the journal's) and start again",
+          notEmpty);
     }
   }
 

@@ -48,6 +48,14 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   /** Lock files held in this process, by their identity. */
   private static final ConcurrentHashMap<Object, Boolean> HELD = new ConcurrentHashMap<>();
 
+  /**
+   * Whether this process holds (or is taking) a snapshot folder's lock file whose identity is
+   * {@code identity}: a journal's opening must not open another name of it ({@link FileJournal}).
+   */
+  static boolean holds(Object identity) {
+    return HELD.containsKey(identity);
+  }
+
   /** How often a claim retries a lock file removed between its open and its lock. */
   private static final int ATTEMPTS = 3;
 
@@ -173,7 +181,6 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
       requireRegular(dir, lockFile);
       identity = HeldJournals.identity(lockFile);
-      requireNotAHeldJournal(dir, lockFile, identity);
     } catch (NoSuchFileException e) {
       return null; // removed between its creation and the stat: try again
     } catch (IOException e) {
@@ -181,6 +188,14 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     }
     if (HELD.putIfAbsent(identity, Boolean.TRUE) != null) {
       throw inUse(dir, "another steward in this process");
+    }
+    // After the entry, as a journal's opening checks this registry after making its own: of a lock
+    // file and a journal that are one file, taken at once, one of the two sees the other.
+    try {
+      requireNotAHeldJournal(dir, lockFile, identity);
+    } catch (SnapshotException e) {
+      HELD.remove(identity);
+      throw e;
     }
     FileChannel ch = null;
     try {

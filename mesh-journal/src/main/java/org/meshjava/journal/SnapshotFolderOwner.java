@@ -215,11 +215,9 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
     forcer.createDirectories(dir);
     Path file = dir.resolve(FILE);
     Path tmp = dir.resolve(FILE + ".tmp");
-    // Whole or not at all, for a claim that reads it without the lock.
-    Files.deleteIfExists(tmp);
-    Files.createFile(tmp, OwnerOnly.file(tmp));
-    try (java.nio.channels.FileChannel ch =
-        java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+    // Whole or not at all, for a claim that reads it without the lock. Made and written through
+    // one opening, which follows no link: what is swapped in at the name is not written to.
+    try (java.nio.channels.FileChannel ch = OwnerOnly.writeAfresh(tmp)) {
       ch.write(java.nio.ByteBuffer.wrap((journal + "\n").getBytes(StandardCharsets.UTF_8)));
       forcer.force(ch, tmp, true);
     }

@@ -46,7 +46,11 @@ class ArchiveOpenedMidwayTest {
             if (++seen[0] == at) {
               reached.countDown();
               try {
-                go.await();
+                // Bounded: released at the latest when this step's checks end (below), however
+                // they end; a failed one must fail the test, not hold the archive's thread.
+                if (!go.await(60, TimeUnit.SECONDS)) {
+                  throw new java.io.IOException("step " + at + " was never let go on");
+                }
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -63,32 +67,59 @@ class ArchiveOpenedMidwayTest {
                 } catch (JournalException e) {
                   throw new IllegalStateException(e);
                 }
-              });
-      assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(FileJournalStreamTest.scan(p, JournalPosition.GENESIS))
-          .as("step " + step)
-          .isEqualTo(all);
-      if (step <= 4) {
-        // before the cut (the proof files' folder, the pending segment, its name, the live file's
-        // new beginning): the journal is the archive's
-        List<Path> before = folder(p);
-        assertThatThrownBy(() -> FileJournal.open(p).close())
-            .as("step " + step)
-            .isInstanceOfSatisfying(
-                JournalException.class,
-                e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
-        assertThat(folder(p)).as("step " + step).isEqualTo(before);
-      } else {
-        // after it, the new live file is free: its opening names the pending segment if the
-        // archive has not yet, and the archive still completes
-        try (FileJournal j = FileJournal.open(p)) {
-          assertThat(FileJournalStreamTest.read(j, JournalPosition.GENESIS)).isEqualTo(all);
-        }
-        assertThat(JournalSegments.pendingFile(p, 3)).doesNotExist();
+              },
+              // A thread of its own, not the common pool, which has one worker on two cores: held
+              // there, it would hold every other test's task queued behind it.
+              task -> Thread.ofPlatform().daemon().name("archive-step-" + at).start(task));
+      try {
+        awaitStep(step, reached, archive);
+        checkWhileHeld(p, step, all);
+      } finally {
+        go.countDown();
       }
-      go.countDown();
       assertThat(archive.get(60, TimeUnit.SECONDS)).isEqualTo(5);
       assertThat(FileJournalStreamTest.scan(p, JournalPosition.GENESIS)).isEqualTo(all);
+    }
+  }
+
+  /**
+   * Waits until the archive is held at its {@code step}th force; fails at once if it ends without
+   * getting there (it failed, or forces less often than this test counts on), not after the bound.
+   */
+  private static void awaitStep(int step, CountDownLatch reached, CompletableFuture<Long> archive)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!reached.await(20, TimeUnit.MILLISECONDS)) {
+      assertThat(archive).as("the archive, before its force " + step).isNotDone();
+      assertThat(System.nanoTime() - deadline).as("the archive reached force " + step).isNegative();
+    }
+  }
+
+  /**
+   * What holds while the archive waits at its {@code step}th force: verify reads every record, and
+   * an opening is refused before the cut and opens after it.
+   */
+  private static void checkWhileHeld(Path p, int step, List<JournalRecord> all) throws Exception {
+    assertThat(FileJournalStreamTest.scan(p, JournalPosition.GENESIS))
+        .as("step " + step)
+        .isEqualTo(all);
+    if (step <= 4) {
+      // before the cut (the proof files' folder, the pending segment, its name, the live file's
+      // new beginning): the journal is the archive's
+      List<Path> before = folder(p);
+      assertThatThrownBy(() -> FileJournal.open(p).close())
+          .as("step " + step)
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+      assertThat(folder(p)).as("step " + step).isEqualTo(before);
+    } else {
+      // after it, the new live file is free: its opening names the pending segment if the
+      // archive has not yet, and the archive still completes
+      try (FileJournal j = FileJournal.open(p)) {
+        assertThat(FileJournalStreamTest.read(j, JournalPosition.GENESIS)).isEqualTo(all);
+      }
+      assertThat(JournalSegments.pendingFile(p, 3)).doesNotExist();
     }
   }
 

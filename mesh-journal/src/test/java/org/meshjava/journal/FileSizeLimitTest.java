@@ -28,26 +28,8 @@ class FileSizeLimitTest {
   @Test
   void anAppendPastTheFileSizeLimit_isRefusedTyped_andEveryAcknowledgedRecordIsKept()
       throws Exception {
-    assumeTrue(new java.io.File("/bin/sh").canExecute(), "a POSIX shell for ulimit");
     Path journal = dir.resolve("j.log");
-    List<String> java =
-        ChildJava.command(
-            List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"),
-            FileSizeLimitChild.class,
-            journal.toString());
-    // 16 blocks: a few dozen records; sh's blocks are 512 or 1024 bytes, either will do.
-    List<String> cmd =
-        new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -f 16 && exec \"$@\"", "sh"));
-    cmd.addAll(java);
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader r =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = r.readLine()) != null; ) {
-        lines.add(line);
-      }
-    }
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    List<String> lines = runLimited(FileSizeLimitChild.class, journal.toString());
     assertThat(lines).as("the child's lines").isNotEmpty();
     String last = lines.getLast();
     assertThat(last).as("the child's last line, of %s", lines.size()).isEqualTo("REFUSED FAILED");
@@ -61,5 +43,29 @@ class FileSizeLimitTest {
       j.append(FileJournalTest.sealed(next));
     }
     assertThat(JournalFile.read(journal).records()).hasSizeGreaterThan((int) acked);
+  }
+
+  /**
+   * The lines {@code main} prints, run with {@code args} in a child JVM under a file size limit of
+   * 16 blocks (sh's blocks are 512 or 1024 bytes, either will do): a few dozen records.
+   */
+  static List<String> runLimited(Class<?> main, String... args) throws Exception {
+    assumeTrue(new java.io.File("/bin/sh").canExecute(), "a POSIX shell for ulimit");
+    List<String> java =
+        ChildJava.command(
+            List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"), main, args);
+    List<String> cmd =
+        new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -f 16 && exec \"$@\"", "sh"));
+    cmd.addAll(java);
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        lines.add(line);
+      }
+    }
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return lines;
   }
 }

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and the claim closed that descriptor; closing any descriptor of a file drops every lock this
  * process holds on it, so the journal went on serving unlocked and a second steward, in another
  * process, opened it. Now a lock file that is a journal this process holds is refused before it is
- * opened, and the journal stays locked.
+ * opened, and the journal stays locked. The reverse, a journal that is a hard link of a lock file
+ * held here, is refused the same way and leaves the folder claimed.
  */
 class SnapshotLockFileLinkedToJournalTest {
   @TempDir Path dir;
@@ -77,6 +78,45 @@ class SnapshotLockFileLinkedToJournalTest {
     Files.createLink(dir.resolve("backup.lock"), lock);
     try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
       assertThat(claim.intact()).isTrue();
+    }
+  }
+
+  /**
+   * The reverse: a journal named by another name (a hard link) of a lock file this process holds.
+   * Regression: the opening's lock was refused as overlapping the claim's, and closing its
+   * descriptor dropped the claim's lock, so another process claimed the folder while this steward
+   * saved there. Now it is refused before it is opened, and the folder stays held.
+   */
+  @Test
+  void aJournalThatIsAHardLinkOfAHeldLockFile_isRefused_andTheFolderStaysClaimed()
+      throws Exception {
+    Path snaps = dir.resolve("snaps");
+    Path journal = dir.resolve("j.log");
+    try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
+      Path lock = snaps.resolve(SnapshotFolderClaim.LOCK_FILE);
+      Files.createLink(journal, lock);
+      JournalException e =
+          catchThrowableOfType(JournalException.class, () -> FileJournal.open(journal).close());
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+      assertThat(e.detail())
+          .isEqualTo(
+              "cannot open "
+                  + journal
+                  + ": it is another name (a hard link) of a snapshot folder's lock file that"
+                  + " this process holds, and opening and closing it would let that folder's lock"
+                  + " go; it is left as it is. Give the journal a file of its own");
+      Process other = ChildJvm.start(SnapshotClaimChild.class, snaps);
+      try {
+        assertThat(ChildJvm.firstLine(other))
+            .as("another process claiming the folder")
+            .isEqualTo("REFUSED IN_USE");
+      } finally {
+        other.destroyForcibly().waitFor();
+      }
+      assertThat(claim.intact()).isTrue();
+      assertThat(Files.isSameFile(journal, lock)).isTrue();
+      assertThat(Files.size(lock)).isZero();
     }
   }
 

@@ -5,6 +5,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +48,8 @@ public final class FailureWords {
           "no such file or folder" + (elsewhere.isEmpty() ? "" : " " + elsewhere);
       case AccessDeniedException a ->
           "permission denied" + (elsewhere.isEmpty() ? "" : ": " + elsewhere);
-      case FileAlreadyExistsException x -> inTheWay(file);
+      case NotDirectoryException d -> inTheWay(file, true);
+      case FileAlreadyExistsException x -> inTheWay(file, isOrIsAbove(file, where));
       default ->
           f.getReason() == null
               ? of(e)
@@ -56,12 +58,13 @@ public final class FailureWords {
   }
 
   /**
-   * The words for {@code file}, met where a name was to be made: what is there. Where one meets a
-   * name already there, it is mostly a folder to be made (the journal's, its segments'), so
-   * anything else there is named as not one; a folder there stood where a file was to be made. A
-   * link is named with where it leads (a link to nothing, or to a file, is no folder either).
+   * The words for {@code file}, met where a name was to be made: what is there. Where a folder was
+   * wanted ({@code folderWanted}), anything else there is named as not one; elsewhere (a marker, a
+   * copy or a lock file to be made beside the journal) what is there is named and nothing more, for
+   * a file there is no folder that was missing. A folder there stood where a file was to be made. A
+   * link is named with where it leads.
    */
-  private static String inTheWay(@Nullable String file) {
+  private static String inTheWay(@Nullable String file, boolean folderWanted) {
     if (file == null) {
       return "it exists";
     }
@@ -73,9 +76,30 @@ public final class FailureWords {
       return file + " exists, and what it is cannot be read (" + of(e) + ")";
     }
     return switch (kind) {
-      case FOLDER -> file + " exists and is a folder, where a file was to be made";
+      case FOLDER ->
+          folderWanted
+              ? file + " was no folder when it was met, and is one since"
+              : file + " exists and is a folder, where a file was to be made";
       case NONE -> file + " was in the way, and is gone since";
-      default -> file + " exists and is " + FileKind.describe(at) + ", not a folder";
+      default ->
+          file + " exists and is " + FileKind.describe(at) + (folderWanted ? ", not a folder" : "");
     };
+  }
+
+  /**
+   * Whether {@code file} names {@code where} or a folder above it: a name that must be a folder for
+   * anything to be made at {@code where}, whatever was being made there.
+   */
+  private static boolean isOrIsAbove(@Nullable String file, Object where) {
+    if (file == null) {
+      return false;
+    }
+    try {
+      return Path.of(String.valueOf(where))
+          .toAbsolutePath()
+          .startsWith(Path.of(file).toAbsolutePath());
+    } catch (java.nio.file.InvalidPathException | java.io.IOError e) {
+      return false; // where is not a path: nothing is known of what was wanted
+    }
   }
 }

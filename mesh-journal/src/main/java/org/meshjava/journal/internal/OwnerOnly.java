@@ -3,6 +3,7 @@ package org.meshjava.journal.internal;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -59,21 +60,37 @@ public final class OwnerOnly {
    */
   public static FileChannel writeAfresh(Path path) throws IOException {
     Files.deleteIfExists(path);
+    return createNew(path);
+  }
+
+  /**
+   * Makes {@code path} a new file, created with {@link #file}, and opens it for writing, in one
+   * step that follows no link: what is written goes to the file made, never to one put at the name
+   * between a creation and an opening.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException if anything is at the name, a link too
+   * @throws IOException as {@link FileChannel#open(Path, Set, FileAttribute[])}
+   */
+  public static FileChannel createNew(Path path) throws IOException {
     return FileChannel.open(
-        path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), file(path));
+        path,
+        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+        file(path));
   }
 
   /**
    * Makes {@code dir} and every missing folder above it, each usable by its owner alone; folders
    * that are there keep their modes.
    *
+   * @throws java.nio.file.NotDirectoryException naming what is in the way, where something other
+   *     than a folder is at {@code dir} or above it ({@link Folders#create})
    * @throws IOException as {@link Files#createDirectories}
    */
   public static void createDirectories(Path dir) throws IOException {
     if (posix(dir)) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(FOLDER));
+      Folders.create(dir, PosixFilePermissions.asFileAttribute(FOLDER));
     } else {
-      Files.createDirectories(dir);
+      Folders.create(dir);
     }
   }
 

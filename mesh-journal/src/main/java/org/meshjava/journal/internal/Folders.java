@@ -1,0 +1,39 @@
+package org.meshjava.journal.internal;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+
+/**
+ * Making a folder and the folders missing above it so that what stands in the way is told apart
+ * from a name already taken. The JDK's {@link Files#createDirectories} fails with {@link
+ * FileAlreadyExistsException} where a file (or a link, a pipe) stands where one of the folders
+ * goes, which is also what making a new file fails with where the name is taken; the words for the
+ * two differ ("not a folder" against "already there", see {@link FailureWords}), so this fails with
+ * {@link NotDirectoryException} naming what is in the way instead. Stateless.
+ */
+public final class Folders {
+  private Folders() {}
+
+  /**
+   * Makes {@code dir} and every missing folder above it, each with {@code attributes}; folders that
+   * are there are kept as they are, one made meanwhile by another too.
+   *
+   * @throws NotDirectoryException naming what stands where {@code dir} or a folder above it goes,
+   *     where it is not a folder
+   * @throws IOException as {@link Files#createDirectories}
+   */
+  public static void create(Path dir, FileAttribute<?>... attributes) throws IOException {
+    try {
+      Files.createDirectories(dir, attributes);
+    } catch (FileAlreadyExistsException inTheWay) {
+      // The JDK throws this only where what is there is no folder.
+      NotDirectoryException e = new NotDirectoryException(inTheWay.getFile());
+      e.initCause(inTheWay);
+      throw e;
+    }
+  }
+}
