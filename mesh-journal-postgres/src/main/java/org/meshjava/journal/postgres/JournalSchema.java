@@ -643,22 +643,25 @@ final class JournalSchema {
 
   /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
   static boolean tryLock(Connection c, long key) throws SQLException {
-    return tryLockAt(c, key) >= 0;
+    return tryLockAt(c, key).taken();
   }
 
-  /** What {@link #tryLockAt} answers where the answering session held the lock already. */
-  static final long HELD_ALREADY = -2L;
+  /**
+   * An attempt at an advisory lock: the pid of the server process that answered it, whether that
+   * session took the lock, and whether it held the lock before the attempt (then not taken, and
+   * left as it was). The pid is the lock's holder where either is true.
+   */
+  record LockAttempt(long backend, boolean taken, boolean heldAlready) {}
 
   /**
-   * Tries the session-level advisory lock {@code key} and answers the pid of the server process
-   * that now holds it (the one that answered), -1 where another session holds it, or {@link
-   * #HELD_ALREADY} where the answering session held it before this call (and it is left as it was).
-   * In one statement, so that the pid is the lock's however the connection is pooled. A session's
-   * advisory locks stack, so taking one the session holds already is granted: on a connection made
-   * for the purpose that means a proxy handed another client's server session on, and the lock
-   * would exclude nothing.
+   * Tries the session-level advisory lock {@code key} and answers what the server process that
+   * answered found (see {@link LockAttempt}). In one statement, so that the pid is that of the
+   * session holding or taking the lock however the connection is pooled. A session's advisory locks
+   * stack, so taking one the session holds already is granted: on a connection made for the purpose
+   * that means a proxy handed another client's server session on, and the lock would exclude
+   * nothing.
    */
-  static long tryLockAt(Connection c, long key) throws SQLException {
+  static LockAttempt tryLockAt(Connection c, long key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // Materialized, so that the lock table is read before the lock is tried.
@@ -680,10 +683,7 @@ final class JournalSchema {
       ps.setLong(3, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        if (rs.getBoolean(1)) {
-          return HELD_ALREADY;
-        }
-        return rs.getBoolean(2) ? rs.getLong(3) : -1L;
+        return new LockAttempt(rs.getLong(3), rs.getBoolean(2), rs.getBoolean(1));
       }
     }
   }

@@ -665,14 +665,16 @@ public final class PostgresJournal implements Journal {
     long key = JournalSchema.lockKey(t, name);
     long deadline = System.nanoTime() + location.lockWait().toNanos();
     while (true) {
-      long backend = JournalSchema.tryLockAt(c, key);
-      if (backend >= 0) {
-        return new Held(key, backend);
+      JournalSchema.LockAttempt attempt = JournalSchema.tryLockAt(c, key);
+      if (attempt.taken()) {
+        return new Held(key, attempt.backend());
       }
-      if (backend == JournalSchema.HELD_ALREADY) {
+      if (attempt.heldAlready()) {
+        // The pid from the attempt's own statement: behind a proxy in transaction mode the next
+        // statement may be answered by another process, one that holds nothing.
         throw new JournalException(
             JournalException.Reason.UNLOCKABLE,
-            "cannot open journal " + name + " at " + location + ": " + shared(c),
+            "cannot open journal " + name + " at " + location + ": " + shared(attempt.backend()),
             null);
       }
       if (System.nanoTime() >= deadline) {
@@ -692,14 +694,13 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * Why a new connection whose server session already holds the journal's lock cannot hold the
-   * journal: a session the journal opens holds no lock of its own, so a proxy handed this one on
-   * from another client (a pool whose one server connection every client shares, in transaction
-   * mode, or in session mode without a reset query that releases locks, {@code DISCARD ALL}). The
-   * lock stacks there and would be granted to every steward of the journal at once.
+   * Why a new connection whose server session {@code pid} already holds the journal's lock cannot
+   * hold the journal: a session the journal opens holds no lock of its own, so a proxy handed this
+   * one on from another client (a pool whose one server connection every client shares, in
+   * transaction mode, or in session mode without a reset query that releases locks, {@code DISCARD
+   * ALL}). The lock stacks there and would be granted to every steward of the journal at once.
    */
-  private static String shared(Connection c) throws SQLException {
-    long pid = JournalSchema.backendPid(c);
+  private static String shared(long pid) {
     return "the server session this new connection reached (process "
         + pid
         + ") already holds the journal's lock, taken before this opening, so something between"

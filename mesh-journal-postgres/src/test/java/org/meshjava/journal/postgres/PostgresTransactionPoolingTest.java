@@ -192,6 +192,62 @@ class PostgresTransactionPoolingTest {
     assertThat(PostgresJournalTest.rows(name)).hasSize(3);
   }
 
+  /**
+   * The same, behind a proxy in transaction mode whose statements go to the first steward's server
+   * session and another one in turn: the refusal tells the operator to end the process that holds
+   * the lock, the one that answered the attempt to take it, never the one answering a later
+   * statement. It named the process answering its own next statement, which here holds nothing
+   * (ending it ends an innocent session) while the one holding the lock went unnamed.
+   */
+  @Test
+  void anOpeningRefusedForAStackedLockBehindATransactionPool_namesTheProcessHoldingIt()
+      throws Exception {
+    String name = PostgresJournalTest.newName();
+    PostgresLocation location = PostgresJournalTest.location();
+    Connection[] server = new Connection[1];
+    try (PostgresJournal first =
+        PostgresJournal.open(
+            location,
+            name,
+            () -> {},
+            c -> {
+              server[0] = c;
+              return c;
+            })) {
+      first.append(PostgresJournalTest.authorised(0));
+      long holding;
+      try (Statement s = server[0].createStatement();
+          java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        holding = rs.getLong(1);
+      }
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class,
+              () ->
+                  PostgresJournal.open(
+                          // Waiting, so that an attempt lands on the first steward's session.
+                          location.withLockWait(Duration.ofSeconds(5)),
+                          name,
+                          () -> {},
+                          c -> {
+                            c.close();
+                            return TransactionPool.over(handedOn(server[0]), location)
+                                .switching(true)
+                                .connection();
+                          })
+                      .close());
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.UNLOCKABLE);
+      assertThat(e.getMessage())
+          .contains("(process " + holding + ") already holds the journal's lock")
+          .contains("pg_terminate_backend(" + holding + ")");
+      first.append(PostgresJournalTest.authorised(1));
+      assertThat(first.epoch()).isEqualTo(1);
+    }
+    assertThat(PostgresJournalTest.rows(name)).hasSize(3);
+  }
+
   /** {@code server} as a proxy hands it to another client: closing that client's leaves it open. */
   private static Connection handedOn(Connection server) {
     return (Connection)
