@@ -1282,11 +1282,33 @@ public final class PostgresJournal implements Journal {
                   "journal "
                       + describe()
                       + what
-                      + FailureWords.of(e)
+                      + beatFailed(e)
                       + "); nothing more is written until it is reopened",
                   e));
         }
       }
+    }
+  }
+
+  /**
+   * The server's words for the heartbeat's failed read {@code e}, or, for one refused at the
+   * journal's {@code lock_timeout} (a DBA's lock on the owner table), the sessions holding a lock
+   * there, as a batch or an opening refused so names them. Asked only outside a transaction: inside
+   * an import's, which the refusal aborted, nothing more can be asked.
+   */
+  private String beatFailed(SQLException e) {
+    if (!JournalSchema.lockTimedOut(e)) {
+      return FailureWords.of(e);
+    }
+    try {
+      if (!connection.getAutoCommit()) {
+        return FailureWords.of(e);
+      }
+      return JournalSchema.lockTimedOut(
+          connection, tables, location.lockTimeout(), "mesh_journal_owner");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return FailureWords.of(e);
     }
   }
 

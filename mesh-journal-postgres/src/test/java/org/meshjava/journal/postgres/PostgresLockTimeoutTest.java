@@ -103,6 +103,29 @@ class PostgresLockTimeoutTest {
     }
   }
 
+  /**
+   * The heartbeat's read of the epoch, behind a DBA's lock on the owner table, is refused at the
+   * same limit and fails the journal: its words name the session holding the lock as a batch's and
+   * an opening's do, where they gave only the server's "canceling statement due to lock timeout".
+   */
+  @Test
+  void aHeartbeatWaitingForTheOwnerTablesLock_failsTheJournal_namingTheHolder() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    try (PostgresJournal j = PostgresJournal.open(where, PostgresJournalTest.newName())) {
+      j.append(PostgresJournalTest.authorised(0));
+      try (DbaLock dba = DbaLock.on(database, "mesh_journal_owner")) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REFUSED_WITHIN_SECONDS);
+        while (j.refusesAppends().isEmpty() && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
+        assertThat(j.refusesAppends()).as("failed by its heartbeat").isPresent();
+        assertThat(j.refusesAppends().get()).contains("heartbeat");
+        dba.assertNamedBy(j.refusesAppends().get());
+      }
+    }
+  }
+
   /** What {@code call}, run on another thread, is refused with, failing where it is not soon. */
   private static Throwable refusal(ThrowingCallable call) {
     CompletableFuture<Void> running =
