@@ -795,6 +795,32 @@ final class JournalSchema {
   }
 
   /**
+   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
+   * limit}), a refusal of the same SQLSTATE naming the sessions holding a lock on {@code tables}
+   * (see {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}), asked on {@code c}
+   * once its transaction is rolled back: for a read, whose refusal in the server's words names
+   * neither the table nor who holds it. {@code e} itself where that cannot be asked.
+   */
+  static SQLException holdersNamed(
+      Connection c, JournalTables t, Duration limit, SQLException e, String... tables) {
+    if (!lockTimedOut(e)) {
+      return e;
+    }
+    try {
+      if (c.isClosed()) {
+        return e;
+      }
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+      return new SQLException(lockTimedOut(c, t, limit, tables), e.getSQLState(), e);
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return e;
+    }
+  }
+
+  /**
    * Why a statement on {@code tables} (the journal's, by their names) was refused at the journal's
    * {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other sessions
    * holding a lock on one of them, as far as this role may see them, and how to end one. Asked on

@@ -827,13 +827,18 @@ public final class PostgresJournal implements Journal {
     }
     JournalChain.Reader reader = JournalChain.reader(at, chains);
     try (PostgresLocation.Session s = location.session()) {
-      JournalSchema.readLines(
-          s.connection(),
-          s.tables(),
-          name,
-          at.count(),
-          end.count(),
-          (seq, line) -> sink.accept(reader.take(line, this)));
+      try {
+        JournalSchema.readLines(
+            s.connection(),
+            s.tables(),
+            name,
+            at.count(),
+            end.count(),
+            (seq, line) -> sink.accept(reader.take(line, this)));
+      } catch (SQLException e) {
+        throw JournalSchema.holdersNamed(
+            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
+      }
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
