@@ -155,41 +155,12 @@ class PostgresTransactionPoolingTest {
   @Test
   void anOpeningOnAServerSessionThatAlreadyHoldsTheJournalsLock_isRefusedUnlockable()
       throws Exception {
-    String name = PostgresJournalTest.newName();
-    PostgresLocation location = PostgresJournalTest.location();
-    Connection[] server = new Connection[1];
-    try (PostgresJournal first =
-        PostgresJournal.open(
-            location,
-            name,
-            () -> {},
-            c -> {
-              server[0] = c;
-              return c;
-            })) {
-      first.append(PostgresJournalTest.authorised(0));
-      JournalException e =
-          catchThrowableOfType(
-              JournalException.class,
-              () ->
-                  PostgresJournal.open(
-                          location,
-                          name,
-                          () -> {},
-                          c -> {
-                            c.close();
-                            return handedOn(server[0]);
-                          })
-                      .close());
-      assertThat(e).isNotNull();
-      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.UNLOCKABLE);
-      assertThat(e.getMessage())
-          .contains("already holds the journal's lock")
-          .contains("pg_terminate_backend(");
-      first.append(PostgresJournalTest.authorised(1));
-      assertThat(first.epoch()).isEqualTo(1);
-    }
-    assertThat(PostgresJournalTest.rows(name)).hasSize(3);
+    Refused refused =
+        secondStewardOnTheFirstsSession(
+            PostgresJournalTest.location(), PostgresTransactionPoolingTest::handedOn);
+    assertThat(refused.refusal().getMessage())
+        .contains("already holds the journal's lock")
+        .contains("pg_terminate_backend(");
   }
 
   /**
@@ -202,12 +173,34 @@ class PostgresTransactionPoolingTest {
   @Test
   void anOpeningRefusedForAStackedLockBehindATransactionPool_namesTheProcessHoldingIt()
       throws Exception {
-    String name = PostgresJournalTest.newName();
     PostgresLocation location = PostgresJournalTest.location();
+    Refused refused =
+        secondStewardOnTheFirstsSession(
+            // Waiting, so that an attempt lands on the first steward's session.
+            location.withLockWait(Duration.ofSeconds(5)),
+            server ->
+                TransactionPool.over(handedOn(server), location).switching(true).connection());
+    assertThat(refused.refusal().getMessage())
+        .contains("(process " + refused.holding() + ") already holds the journal's lock")
+        .contains("pg_terminate_backend(" + refused.holding() + ")");
+  }
+
+  /** A second opening's refusal, and the pid of the first steward's session (holding the lock). */
+  private record Refused(JournalException refusal, long holding) {}
+
+  /**
+   * Opens a first steward, then a second at {@code secondAt} whose connection {@code handOn} makes
+   * of the first's server session, as a proxy would hand it on: answers the second's refusal, which
+   * must be {@code UNLOCKABLE}, once the first has gone on writing at its own epoch.
+   */
+  private static Refused secondStewardOnTheFirstsSession(
+      PostgresLocation secondAt, PostgresJournal.Sessions handOn) throws Exception {
+    String name = PostgresJournalTest.newName();
     Connection[] server = new Connection[1];
+    Refused refused;
     try (PostgresJournal first =
         PostgresJournal.open(
-            location,
+            PostgresJournalTest.location(),
             name,
             () -> {},
             c -> {
@@ -226,26 +219,22 @@ class PostgresTransactionPoolingTest {
               JournalException.class,
               () ->
                   PostgresJournal.open(
-                          // Waiting, so that an attempt lands on the first steward's session.
-                          location.withLockWait(Duration.ofSeconds(5)),
+                          secondAt,
                           name,
                           () -> {},
                           c -> {
                             c.close();
-                            return TransactionPool.over(handedOn(server[0]), location)
-                                .switching(true)
-                                .connection();
+                            return handOn.wrap(server[0]);
                           })
                       .close());
       assertThat(e).isNotNull();
       assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.UNLOCKABLE);
-      assertThat(e.getMessage())
-          .contains("(process " + holding + ") already holds the journal's lock")
-          .contains("pg_terminate_backend(" + holding + ")");
       first.append(PostgresJournalTest.authorised(1));
       assertThat(first.epoch()).isEqualTo(1);
+      refused = new Refused(e, holding);
     }
     assertThat(PostgresJournalTest.rows(name)).hasSize(3);
+    return refused;
   }
 
   /** {@code server} as a proxy hands it to another client: closing that client's leaves it open. */
