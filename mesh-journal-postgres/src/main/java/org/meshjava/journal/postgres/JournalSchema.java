@@ -643,22 +643,25 @@ final class JournalSchema {
 
   /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
   static boolean tryLock(Connection c, long key) throws SQLException {
-    return tryLockAt(c, key) >= 0;
+    return tryLockAt(c, key).taken();
   }
 
-  /** What {@link #tryLockAt} answers where the answering session held the lock already. */
-  static final long HELD_ALREADY = -2L;
+  /**
+   * An attempt at an advisory lock: the pid of the server process that answered it, whether that
+   * session took the lock, and whether it held the lock before the attempt (then not taken, and
+   * left as it was). The pid is the lock's holder where either is true.
+   */
+  record LockAttempt(long backend, boolean taken, boolean heldAlready) {}
 
   /**
-   * Tries the session-level advisory lock {@code key} and answers the pid of the server process
-   * that now holds it (the one that answered), -1 where another session holds it, or {@link
-   * #HELD_ALREADY} where the answering session held it before this call (and it is left as it was).
-   * In one statement, so that the pid is the lock's however the connection is pooled. A session's
-   * advisory locks stack, so taking one the session holds already is granted: on a connection made
-   * for the purpose that means a proxy handed another client's server session on, and the lock
-   * would exclude nothing.
+   * Tries the session-level advisory lock {@code key} and answers what the server process that
+   * answered found (see {@link LockAttempt}). In one statement, so that the pid is that of the
+   * session holding or taking the lock however the connection is pooled. A session's advisory locks
+   * stack, so taking one the session holds already is granted: on a connection made for the purpose
+   * that means a proxy handed another client's server session on, and the lock would exclude
+   * nothing.
    */
-  static long tryLockAt(Connection c, long key) throws SQLException {
+  static LockAttempt tryLockAt(Connection c, long key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // Materialized, so that the lock table is read before the lock is tried.
@@ -680,10 +683,7 @@ final class JournalSchema {
       ps.setLong(3, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        if (rs.getBoolean(1)) {
-          return HELD_ALREADY;
-        }
-        return rs.getBoolean(2) ? rs.getLong(3) : -1L;
+        return new LockAttempt(rs.getLong(3), rs.getBoolean(2), rs.getBoolean(1));
       }
     }
   }
@@ -792,6 +792,32 @@ final class JournalSchema {
    */
   static boolean lockTimedOut(SQLException e) {
     return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) && e.getCause() == null;
+  }
+
+  /**
+   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
+   * limit}), a refusal of the same SQLSTATE naming the sessions holding a lock on {@code tables}
+   * (see {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}), asked on {@code c}
+   * once its transaction is rolled back: for a read, whose refusal in the server's words names
+   * neither the table nor who holds it. {@code e} itself where that cannot be asked.
+   */
+  static SQLException holdersNamed(
+      Connection c, JournalTables t, Duration limit, SQLException e, String... tables) {
+    if (!lockTimedOut(e)) {
+      return e;
+    }
+    try {
+      if (c.isClosed()) {
+        return e;
+      }
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+      return new SQLException(lockTimedOut(c, t, limit, tables), e.getSQLState(), e);
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return e;
+    }
   }
 
   /**

@@ -665,14 +665,16 @@ public final class PostgresJournal implements Journal {
     long key = JournalSchema.lockKey(t, name);
     long deadline = System.nanoTime() + location.lockWait().toNanos();
     while (true) {
-      long backend = JournalSchema.tryLockAt(c, key);
-      if (backend >= 0) {
-        return new Held(key, backend);
+      JournalSchema.LockAttempt attempt = JournalSchema.tryLockAt(c, key);
+      if (attempt.taken()) {
+        return new Held(key, attempt.backend());
       }
-      if (backend == JournalSchema.HELD_ALREADY) {
+      if (attempt.heldAlready()) {
+        // The pid from the attempt's own statement: behind a proxy in transaction mode the next
+        // statement may be answered by another process, one that holds nothing.
         throw new JournalException(
             JournalException.Reason.UNLOCKABLE,
-            "cannot open journal " + name + " at " + location + ": " + shared(c),
+            "cannot open journal " + name + " at " + location + ": " + shared(attempt.backend()),
             null);
       }
       if (System.nanoTime() >= deadline) {
@@ -692,14 +694,13 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * Why a new connection whose server session already holds the journal's lock cannot hold the
-   * journal: a session the journal opens holds no lock of its own, so a proxy handed this one on
-   * from another client (a pool whose one server connection every client shares, in transaction
-   * mode, or in session mode without a reset query that releases locks, {@code DISCARD ALL}). The
-   * lock stacks there and would be granted to every steward of the journal at once.
+   * Why a new connection whose server session {@code pid} already holds the journal's lock cannot
+   * hold the journal: a session the journal opens holds no lock of its own, so a proxy handed this
+   * one on from another client (a pool whose one server connection every client shares, in
+   * transaction mode, or in session mode without a reset query that releases locks, {@code DISCARD
+   * ALL}). The lock stacks there and would be granted to every steward of the journal at once.
    */
-  private static String shared(Connection c) throws SQLException {
-    long pid = JournalSchema.backendPid(c);
+  private static String shared(long pid) {
     return "the server session this new connection reached (process "
         + pid
         + ") already holds the journal's lock, taken before this opening, so something between"
@@ -826,13 +827,18 @@ public final class PostgresJournal implements Journal {
     }
     JournalChain.Reader reader = JournalChain.reader(at, chains);
     try (PostgresLocation.Session s = location.session()) {
-      JournalSchema.readLines(
-          s.connection(),
-          s.tables(),
-          name,
-          at.count(),
-          end.count(),
-          (seq, line) -> sink.accept(reader.take(line, this)));
+      try {
+        JournalSchema.readLines(
+            s.connection(),
+            s.tables(),
+            name,
+            at.count(),
+            end.count(),
+            (seq, line) -> sink.accept(reader.take(line, this)));
+      } catch (SQLException e) {
+        throw JournalSchema.holdersNamed(
+            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
+      }
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -1281,11 +1287,33 @@ public final class PostgresJournal implements Journal {
                   "journal "
                       + describe()
                       + what
-                      + FailureWords.of(e)
+                      + beatFailed(e)
                       + "); nothing more is written until it is reopened",
                   e));
         }
       }
+    }
+  }
+
+  /**
+   * The server's words for the heartbeat's failed read {@code e}, or, for one refused at the
+   * journal's {@code lock_timeout} (a DBA's lock on the owner table), the sessions holding a lock
+   * there, as a batch or an opening refused so names them. Asked only outside a transaction: inside
+   * an import's, which the refusal aborted, nothing more can be asked.
+   */
+  private String beatFailed(SQLException e) {
+    if (!JournalSchema.lockTimedOut(e)) {
+      return FailureWords.of(e);
+    }
+    try {
+      if (!connection.getAutoCommit()) {
+        return FailureWords.of(e);
+      }
+      return JournalSchema.lockTimedOut(
+          connection, tables, location.lockTimeout(), "mesh_journal_owner");
+    } catch (SQLException notKnown) {
+      e.addSuppressed(notKnown);
+      return FailureWords.of(e);
     }
   }
 

@@ -214,38 +214,46 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       // As a save does: under a nondeterministic collation the latest row of a journal whose name
       // differs from this one's in case alone would be read as this journal's.
       JournalSchema.refuseNondeterministicCollations(c, session.tables());
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              // The size first, and the bytes only where they can be sent.
-              "SELECT count, pg_catalog.octet_length(snapshot),"
-                  + " CASE WHEN pg_catalog.octet_length(snapshot) OPERATOR(pg_catalog.<=) ?"
-                  + " THEN snapshot END"
-                  + " FROM "
-                  + session.tables().snapshot()
-                  + " WHERE journal OPERATOR(pg_catalog.=) ?"
-                  + " ORDER BY count DESC LIMIT 1")) {
-        ps.setLong(1, maxBytes);
-        ps.setString(2, journal);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return Optional.empty();
-          }
-          long size = rs.getLong(2);
-          if (size > maxBytes) {
-            throw SnapshotException.tooLarge(
-                "the latest snapshot in " + describe() + " (count " + rs.getLong(1) + ")",
-                size,
-                maxBytes);
-          }
-          return Optional.of(rs.getBytes(3));
-        }
-      }
+      return latest(c, session.tables());
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {
         return Optional.empty(); // no steward of this database has saved a snapshot yet
       }
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + describe() + ": " + FailureWords.of(e), e);
+    }
+  }
+
+  /** The latest row's bytes, read on {@code c} (see {@link #latest()}). */
+  private Optional<byte[]> latest(Connection c, JournalTables t)
+      throws SQLException, SnapshotException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // The size first, and the bytes only where they can be sent.
+            "SELECT count, pg_catalog.octet_length(snapshot),"
+                + " CASE WHEN pg_catalog.octet_length(snapshot) OPERATOR(pg_catalog.<=) ?"
+                + " THEN snapshot END"
+                + " FROM "
+                + t.snapshot()
+                + " WHERE journal OPERATOR(pg_catalog.=) ?"
+                + " ORDER BY count DESC LIMIT 1")) {
+      ps.setLong(1, maxBytes);
+      ps.setString(2, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        long size = rs.getLong(2);
+        if (size > maxBytes) {
+          throw SnapshotException.tooLarge(
+              "the latest snapshot in " + describe() + " (count " + rs.getLong(1) + ")",
+              size,
+              maxBytes);
+        }
+        return Optional.of(rs.getBytes(3));
+      }
+    } catch (SQLException e) {
+      throw JournalSchema.holdersNamed(c, t, location.lockTimeout(), e, "mesh_journal_snapshot");
     }
   }
 
@@ -276,7 +284,12 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       } catch (SQLException e) {
         // Not a rollback in a finally: on a session the server ended, its "This connection has
         // been closed." would replace the server's own words for why.
-        throw JournalSchema.rolledBack(c, e);
+        throw JournalSchema.holdersNamed(
+            c,
+            session.tables(),
+            location.lockTimeout(),
+            JournalSchema.rolledBack(c, e),
+            "mesh_journal_snapshot");
       }
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {

@@ -103,6 +103,72 @@ class PostgresLockTimeoutTest {
     }
   }
 
+  /**
+   * The heartbeat's read of the epoch, behind a DBA's lock on the owner table, is refused at the
+   * same limit and fails the journal: its words name the session holding the lock as a batch's and
+   * an opening's do, where they gave only the server's "canceling statement due to lock timeout".
+   */
+  @Test
+  void aHeartbeatWaitingForTheOwnerTablesLock_failsTheJournal_namingTheHolder() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    try (PostgresJournal j = PostgresJournal.open(where, PostgresJournalTest.newName())) {
+      j.append(PostgresJournalTest.authorised(0));
+      try (DbaLock dba = DbaLock.on(database, "mesh_journal_owner")) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REFUSED_WITHIN_SECONDS);
+        while (j.refusesAppends().isEmpty() && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
+        assertThat(j.refusesAppends()).as("failed by its heartbeat").isPresent();
+        assertThat(j.refusesAppends().get()).contains("heartbeat");
+        dba.assertNamedBy(j.refusesAppends().get());
+      }
+    }
+  }
+
+  /**
+   * A steward's start reads its snapshot and the records after it: behind a DBA's lock on their
+   * tables each read is refused {@code IO} at the journal's limit, and names the session holding
+   * the lock as a save's refusal does, where it gave only "canceling statement due to lock
+   * timeout".
+   */
+  @Test
+  void theReadsOfAStart_waitingForATablesLock_areRefusedIo_namingTheHolder() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(where, "did:key:a");
+    store.save(PostgresSnapshotStoreTest.at(1));
+    try (DbaLock dba = DbaLock.on(database, "mesh_journal_snapshot")) {
+      for (ThrowingCallable read : new ThrowingCallable[] {store::latest, store::latestHeader}) {
+        assertThat(refusal(read))
+            .isInstanceOfSatisfying(
+                SnapshotException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+                  dba.assertNamedBy(e.getMessage());
+                });
+      }
+    }
+    try (PostgresJournal j = PostgresJournal.open(where, PostgresJournalTest.newName())) {
+      j.append(PostgresJournalTest.authorised(0));
+      try (DbaLock dba = DbaLock.on(database, "mesh_journal_record")) {
+        assertThat(
+                refusal(
+                    () ->
+                        j.read(
+                            org.meshjava.journal.JournalPosition.GENESIS,
+                            new java.util.HashMap<>(),
+                            r -> {})))
+            .isInstanceOfSatisfying(
+                JournalException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+                  dba.assertNamedBy(e.getMessage());
+                });
+      }
+    }
+  }
+
   /** What {@code call}, run on another thread, is refused with, failing where it is not soon. */
   private static Throwable refusal(ThrowingCallable call) {
     CompletableFuture<Void> running =

@@ -155,12 +155,52 @@ class PostgresTransactionPoolingTest {
   @Test
   void anOpeningOnAServerSessionThatAlreadyHoldsTheJournalsLock_isRefusedUnlockable()
       throws Exception {
-    String name = PostgresJournalTest.newName();
+    Refused refused =
+        secondStewardOnTheFirstsSession(
+            PostgresJournalTest.location(), PostgresTransactionPoolingTest::handedOn);
+    assertThat(refused.refusal().getMessage())
+        .contains("already holds the journal's lock")
+        .contains("pg_terminate_backend(");
+  }
+
+  /**
+   * The same, behind a proxy in transaction mode whose statements go to the first steward's server
+   * session and another one in turn: the refusal tells the operator to end the process that holds
+   * the lock, the one that answered the attempt to take it, never the one answering a later
+   * statement. It named the process answering its own next statement, which here holds nothing
+   * (ending it ends an innocent session) while the one holding the lock went unnamed.
+   */
+  @Test
+  void anOpeningRefusedForAStackedLockBehindATransactionPool_namesTheProcessHoldingIt()
+      throws Exception {
     PostgresLocation location = PostgresJournalTest.location();
+    Refused refused =
+        secondStewardOnTheFirstsSession(
+            // Waiting, so that an attempt lands on the first steward's session.
+            location.withLockWait(Duration.ofSeconds(5)),
+            server ->
+                TransactionPool.over(handedOn(server), location).switching(true).connection());
+    assertThat(refused.refusal().getMessage())
+        .contains("(process " + refused.holding() + ") already holds the journal's lock")
+        .contains("pg_terminate_backend(" + refused.holding() + ")");
+  }
+
+  /** A second opening's refusal, and the pid of the first steward's session (holding the lock). */
+  private record Refused(JournalException refusal, long holding) {}
+
+  /**
+   * Opens a first steward, then a second at {@code secondAt} whose connection {@code handOn} makes
+   * of the first's server session, as a proxy would hand it on: answers the second's refusal, which
+   * must be {@code UNLOCKABLE}, once the first has gone on writing at its own epoch.
+   */
+  private static Refused secondStewardOnTheFirstsSession(
+      PostgresLocation secondAt, PostgresJournal.Sessions handOn) throws Exception {
+    String name = PostgresJournalTest.newName();
     Connection[] server = new Connection[1];
+    Refused refused;
     try (PostgresJournal first =
         PostgresJournal.open(
-            location,
+            PostgresJournalTest.location(),
             name,
             () -> {},
             c -> {
@@ -168,28 +208,33 @@ class PostgresTransactionPoolingTest {
               return c;
             })) {
       first.append(PostgresJournalTest.authorised(0));
+      long holding;
+      try (Statement s = server[0].createStatement();
+          java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        holding = rs.getLong(1);
+      }
       JournalException e =
           catchThrowableOfType(
               JournalException.class,
               () ->
                   PostgresJournal.open(
-                          location,
+                          secondAt,
                           name,
                           () -> {},
                           c -> {
                             c.close();
-                            return handedOn(server[0]);
+                            return handOn.wrap(server[0]);
                           })
                       .close());
       assertThat(e).isNotNull();
       assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.UNLOCKABLE);
-      assertThat(e.getMessage())
-          .contains("already holds the journal's lock")
-          .contains("pg_terminate_backend(");
       first.append(PostgresJournalTest.authorised(1));
       assertThat(first.epoch()).isEqualTo(1);
+      refused = new Refused(e, holding);
     }
     assertThat(PostgresJournalTest.rows(name)).hasSize(3);
+    return refused;
   }
 
   /** {@code server} as a proxy hands it to another client: closing that client's leaves it open. */
