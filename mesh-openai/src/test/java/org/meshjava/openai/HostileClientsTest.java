@@ -127,12 +127,15 @@ class HostileClientsTest {
   @Test
   void aBodyTrickledPastTheIdleTimeout_isRefused408AtTheBodyDeadline() throws Exception {
     try (Socket s = connect(TIGHT)) {
+      // Timed from before the head is sent, as the server's deadline cannot start earlier: timed
+      // from after, a test thread paused past 300 ms by a loaded machine read the 408 sooner than
+      // the idle timeout and failed a server that had done right.
+      long start = System.nanoTime();
       s.getOutputStream().write(CHAT_HEAD_OF_1000.getBytes(StandardCharsets.US_ASCII));
       // A byte every 100 ms keeps the connection from idling out (500 ms); only the body's own
       // deadline (800 ms) ends it, well before the 1000 bytes could arrive.
       Thread trickle = Thread.ofPlatform().daemon().start(() -> trickle(List.of(s), 100));
       try {
-        long start = System.nanoTime();
         RawConnection.Response r = RawConnection.read(s.getInputStream());
         long tookMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(r.status()).isEqualTo(408);
