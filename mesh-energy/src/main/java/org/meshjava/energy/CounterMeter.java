@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -99,22 +100,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final Executor reprobeExecutor;
   private final @Nullable ScheduledExecutorService ownedExecutor;
   private final AtomicBoolean closed = new AtomicBoolean();
-  // A watch read is scheduled on ownedExecutor, or running: set by the open that finds it clear.
-  private final AtomicBoolean watching = new AtomicBoolean();
-  // The timed read of every counter is scheduled on ownedExecutor, or running; cleared when
-  // scheduling it failed, so that the next open schedules it again.
-  private final AtomicBoolean polling = new AtomicBoolean();
-  // The chain of timed reads now current. A ScheduledThreadPoolExecutor queues a task before it
-  // starts the thread that then fails to start: a chain whose scheduling failed may run after all,
-  // beside the one the next open starts, and each would read every counter for the meter's life.
-  private final AtomicLong pollChain = new AtomicLong();
-  // The watch's chain now current, as pollChain is the timed reads'.
-  private final AtomicLong watchChain = new AtomicLong();
-  // A WARN said scheduling the timed reads (the watch) failed, and no schedule of them has worked
-  // since: a failure that lasts (no native thread to be had) is met again at every open, and one
-  // line says it.
-  private final AtomicBoolean warnedPollFailed = new AtomicBoolean();
-  private final AtomicBoolean warnedWatchFailed = new AtomicBoolean();
+  // The timed read of every counter, so that a counter that wraps is seen between wraps.
+  private final OwnReads timedReads =
+      new OwnReads("timed read", this::pollEveryNanos, this::pollCounters);
+  // The watch of the counters with windows open, for the stall rule.
+  private final OwnReads watch =
+      new OwnReads("watch", this::watchEveryNanos, this::watchOpenWindows);
   private final AtomicBoolean warnedProbeFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
@@ -197,8 +188,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (reprobeExecutor == null) {
       this.ownedExecutor = Objects.requireNonNull(ownThread, "ownThread");
       this.reprobeExecutor = ownedExecutor;
-      polling.set(true);
-      schedulePoll(ownedExecutor, pollChain.get());
+      timedReads.start();
       holdClosesToStallBound();
     } else {
       this.ownedExecutor = null;
@@ -320,8 +310,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     try {
       tellOtherMeters(entered.keySet(), now, true);
       scheduleDueProbes(now);
-      startPoll();
-      startWatch();
+      timedReads.start();
+      watch.start();
       return new Window(entered, everyDomainHasACounter);
     } catch (RuntimeException | Error e) {
       // As above, once the shares are in every book: no window comes back to close them.
@@ -418,56 +408,6 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   }
 
   /**
-   * Schedules the next timed read of every counter at {@link #pollEveryNanos()} as it stands now,
-   * and the one after from that read: a zone seen drawing more than it was read for shortens the
-   * interval, which a fixed rate would not follow.
-   */
-  private void schedulePoll(ScheduledExecutorService executor, long chain) {
-    OptionalLong every = pollEveryNanos();
-    if (every.isEmpty() || closed.get() || pollChain.get() != chain) {
-      return;
-    }
-    try {
-      var unused =
-          executor.schedule(
-              () -> {
-                if (pollChain.get() != chain) {
-                  return; // its scheduling failed, and the next open started another chain
-                }
-                // The next read is scheduled whatever this one throws (an Error out of a driver's
-                // read): a chain ended here would leave the counters unread between windows for the
-                // meter's life, and every window across such a gap no reading.
-                try {
-                  pollCounters();
-                } catch (RuntimeException | Error e) {
-                  ownReadThrew("timed read", e);
-                } finally {
-                  schedulePoll(executor, chain);
-                }
-              },
-              every.getAsLong(),
-              TimeUnit.NANOSECONDS);
-      warnedPollFailed.set(false);
-    } catch (RuntimeException | Error e) {
-      // Closed meanwhile, nothing left to read; or the executor refused or could not start its
-      // thread (an OutOfMemoryError where no native thread can be made): the chain would end here
-      // for the meter's life, every window across the unread gap no reading, so the next open
-      // starts it again. The serve that opened is no place for the meter's own scheduling fault.
-      pollChain.incrementAndGet();
-      polling.set(false);
-      scheduleFailed("timed read", warnedPollFailed, e);
-    }
-  }
-
-  /** Starts the timed reads again at an open where scheduling them last failed. */
-  private void startPoll() {
-    ScheduledExecutorService executor = ownedExecutor;
-    if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
-      schedulePoll(executor, pollChain.get());
-    }
-  }
-
-  /**
    * Logs what a read on the meter's own thread threw (an Error out of a driver's read, which the
    * ledger counts against its counter, {@link DomainLedger#ERRORS_BEFORE_SET_ASIDE}): thrown on
    * there, it would end in the scheduled task's future, which nobody reads, and the counter's fault
@@ -521,62 +461,6 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    */
   void watchOpenWindows() {
     pollEach(ledgers.values().stream().filter(l -> l.watchEveryNanos() > 0).toList());
-  }
-
-  /**
-   * Starts the watch on the meter's own thread if a window is open and none is running; on the
-   * serve's path this is one atomic read while it runs. A meter handed an executor (tests) is
-   * watched by whoever calls {@link #watchOpenWindows()}.
-   */
-  private void startWatch() {
-    ScheduledExecutorService executor = ownedExecutor;
-    if (executor != null && !watching.get() && watching.compareAndSet(false, true)) {
-      scheduleWatch(executor, watchChain.get());
-    }
-  }
-
-  /**
-   * Schedules the next watch read, or stops the watch when no window needs one. Cleared before the
-   * last look: a window opened after it sees the watch stopped and starts it again.
-   */
-  private void scheduleWatch(ScheduledExecutorService executor, long chain) {
-    if (watchChain.get() != chain) {
-      return; // its scheduling failed, and an open started another chain
-    }
-    OptionalLong every = watchEveryNanos();
-    while (every.isEmpty() || closed.get()) {
-      watching.set(false);
-      every = watchEveryNanos();
-      if (every.isEmpty() || closed.get() || !watching.compareAndSet(false, true)) {
-        return;
-      }
-    }
-    try {
-      var unused =
-          executor.schedule(
-              () -> {
-                if (watchChain.get() != chain) {
-                  return; // queued by a schedule that failed, as for the timed reads
-                }
-                // As for the timer: a watch ended here would stay marked running, never restarted,
-                // and no window long enough to be a reading could pass the stall bound again.
-                try {
-                  watchOpenWindows();
-                } catch (RuntimeException | Error e) {
-                  ownReadThrew("watch", e);
-                } finally {
-                  scheduleWatch(executor, chain);
-                }
-              },
-              every.getAsLong(),
-              TimeUnit.NANOSECONDS);
-      warnedWatchFailed.set(false);
-    } catch (RuntimeException | Error e) {
-      // As for the timed reads: a watch left marked running would never be started again.
-      watchChain.incrementAndGet();
-      watching.set(false);
-      scheduleFailed("watch", warnedWatchFailed, e);
-    }
   }
 
   /**
@@ -985,5 +869,95 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       throw r;
     }
     throw (Error) t;
+  }
+
+  /**
+   * One series of the meter's own reads on its thread (the timed reads of every counter, or the
+   * watch of the counters with windows open): each read schedules the next at the series' interval
+   * as it stands then, so a counter seen drawing more than it was read for shortens the interval,
+   * which a fixed rate would not follow; a series with nothing to read (no window open, for the
+   * watch) or a closed meter stops, and the next open starts it again.
+   */
+  private final class OwnReads {
+    private final String what;
+    private final Supplier<OptionalLong> every;
+    private final Runnable read;
+    // Scheduled on ownedExecutor, or running: set by the open that finds it clear; cleared when it
+    // stops, or when scheduling it failed, so that the next open schedules it again.
+    private final AtomicBoolean running = new AtomicBoolean();
+    // The chain now current. A ScheduledThreadPoolExecutor queues a task before it starts the
+    // thread that then fails to start: a chain whose scheduling failed may run after all, beside
+    // the one the next open starts, and each would read for the meter's life.
+    private final AtomicLong chain = new AtomicLong();
+    // A WARN said scheduling failed, and no schedule has worked since: a failure that lasts (no
+    // native thread to be had) is met again at every open, and one line says it.
+    private final AtomicBoolean warned = new AtomicBoolean();
+
+    OwnReads(String what, Supplier<OptionalLong> every, Runnable read) {
+      this.what = what;
+      this.every = every;
+      this.read = read;
+    }
+
+    /**
+     * Starts the series on the meter's own thread if none is running; on the serve's path this is
+     * one atomic read while it runs. A meter handed an executor (tests) is read by whoever calls
+     * {@link #pollCounters()} or {@link #watchOpenWindows()}.
+     */
+    void start() {
+      ScheduledExecutorService executor = ownedExecutor;
+      if (executor != null && !running.get() && running.compareAndSet(false, true)) {
+        schedule(executor, chain.get());
+      }
+    }
+
+    /**
+     * Schedules the next read, or stops the series when there is nothing to read. Cleared before
+     * the last look: an open after it sees the series stopped and starts it again.
+     */
+    private void schedule(ScheduledExecutorService executor, long current) {
+      if (chain.get() != current) {
+        return; // its scheduling failed, and an open started another chain
+      }
+      OptionalLong next = every.get();
+      while (next.isEmpty() || closed.get()) {
+        running.set(false);
+        next = every.get();
+        if (next.isEmpty() || closed.get() || !running.compareAndSet(false, true)) {
+          return;
+        }
+      }
+      try {
+        var unused =
+            executor.schedule(
+                () -> {
+                  if (chain.get() != current) {
+                    return; // queued by a schedule that failed
+                  }
+                  // The next read is scheduled whatever this one throws (an Error out of a
+                  // driver's read): a series ended here would stay marked running, never started
+                  // again, the counters unread between windows (wraps unseen) or no window long
+                  // enough to be a reading able to pass the stall bound, for the meter's life.
+                  try {
+                    read.run();
+                  } catch (RuntimeException | Error e) {
+                    ownReadThrew(what, e);
+                  } finally {
+                    schedule(executor, current);
+                  }
+                },
+                next.getAsLong(),
+                TimeUnit.NANOSECONDS);
+        warned.set(false);
+      } catch (RuntimeException | Error e) {
+        // Closed meanwhile, nothing left to read; or the executor refused or could not start its
+        // thread (an OutOfMemoryError where no native thread can be made): the series would end
+        // here for the meter's life, so the next open starts it again. The serve that opened is
+        // no place for the meter's own scheduling fault.
+        chain.incrementAndGet();
+        running.set(false);
+        scheduleFailed(what, warned, e);
+      }
+    }
   }
 }
