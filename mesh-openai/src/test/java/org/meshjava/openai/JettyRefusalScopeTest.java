@@ -122,7 +122,7 @@ class JettyRefusalScopeTest {
   }
 
   @Test
-  void aBadRequestLineOnTheConsoleListener_forAV1Path_isNotScoped() throws Exception {
+  void aMalformedHeadOnTheConsoleListener_forAV1Path_isNotScoped() throws Exception {
     String reply =
         exchange(
             F.server.consoleUri().orElseThrow().getPort(),

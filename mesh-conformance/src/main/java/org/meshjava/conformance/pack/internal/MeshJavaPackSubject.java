@@ -472,9 +472,10 @@ public class MeshJavaPackSubject {
       out.put("request_id", r.id().hex());
       return out;
     } catch (BindingException e) {
-      // The vectors name the binding's reason (invalid_field, invalid_metadata, ...), which a
-      // verifier written from SPEC.md alone can tell; not the wire code, which for a field out of
-      // range or of the wrong type is OpenAI's own word (integer_below_min_value, invalid_type).
+      // The vectors name the binding's reason (invalid_field, invalid_metadata, ...), the
+      // vocabulary conformance/README.md's table gives every implementation; not the wire code,
+      // which for a field out of range or of the wrong type is OpenAI's own word
+      // (integer_below_min_value, invalid_type) and is mesh-java's HTTP binding's alone.
       throw new Refusal(e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
     }
   }
