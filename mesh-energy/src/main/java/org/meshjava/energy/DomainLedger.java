@@ -803,6 +803,11 @@ final class DomainLedger implements LivenessProbe.Target {
     List<OpenWindows.Counted> elsewhere = OpenWindows.countedOutElsewhere(owner);
     if (!elsewhere.isEmpty()) {
       takeOut(elsewhere);
+      // The window an enter is reading for, counted out by another meter's read after it was
+      // counted in and before this one: not yet in open, it would be booked and stay there.
+      if (enteringWindow != null && elsewhere.contains(enteringWindow)) {
+        enteringExpired = true;
+      }
     }
     List<OpenWindows.Expired> expired = OpenWindows.expireStale(hardware, clock, owner, nowNanos);
     if (expired.isEmpty()) {
