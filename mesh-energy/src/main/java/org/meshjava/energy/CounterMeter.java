@@ -199,9 +199,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // Its ledgers are not yet reachable by any other thread: their books are not contended.
       for (List<DomainLedger> disturbed : PROBES_RUNNING) {
         for (DomainLedger l : ledgers.values()) {
-          if (l.beginDisturbance()) {
-            disturbed.add(l);
-          }
+          l.beginDisturbance();
+          disturbed.add(l);
         }
       }
     }
@@ -646,12 +645,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         PROBES_RUNNING.add(disturbed);
       }
       for (DomainLedger l : toDisturb) {
-        // Not begun where a read holds the ledger's books past their wait: its counter is demoted
-        // when they are next taken, and this probe must not wait on it.
-        if (l.beginDisturbance()) {
-          synchronized (METERS) {
-            disturbed.add(l);
-          }
+        // Where a read holds the ledger's books past their wait, counted when they are next taken:
+        // this probe does not wait on it.
+        l.beginDisturbance();
+        synchronized (METERS) {
+          disturbed.add(l);
         }
       }
       for (DomainLedger l : targets) {

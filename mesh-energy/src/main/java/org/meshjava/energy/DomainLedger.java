@@ -233,8 +233,8 @@ final class DomainLedger implements LivenessProbe.Target {
   private volatile boolean waitRanOut;
   // Not guarded. Windows whose close could not take the books: still in open until settled.
   private final ConcurrentLinkedQueue<Share> leftUnbooked = new ConcurrentLinkedQueue<>();
-  // Not guarded. Disturbances that ended while the books were held.
-  private final AtomicInteger disturbanceEndsUnbooked = new AtomicInteger();
+  // Not guarded. Disturbances that began, less those that ended, while the books were held.
+  private final AtomicInteger disturbancesUnbooked = new AtomicInteger();
   // Not guarded. The meter closed while the books were held: release at the settle.
   private volatile boolean releaseUnbooked;
   // Not guarded. The channel's maxReadGapNanos as of the last time the books were held.
@@ -447,7 +447,7 @@ final class DomainLedger implements LivenessProbe.Target {
       lastLeaveReadStartNanos = leftOnce ? Math.max(lastLeaveReadStartNanos, nowNanos) : nowNanos;
       leftOnce = true;
     }
-    disturbances -= disturbanceEndsUnbooked.getAndSet(0);
+    disturbances += disturbancesUnbooked.getAndSet(0);
     epoch++;
     if (state == CounterState.LIVE && !released) {
       demote(
@@ -803,6 +803,11 @@ final class DomainLedger implements LivenessProbe.Target {
     List<OpenWindows.Counted> elsewhere = OpenWindows.countedOutElsewhere(owner);
     if (!elsewhere.isEmpty()) {
       takeOut(elsewhere);
+      // The window an enter is reading for, counted out by another meter's read after it was
+      // counted in and before this one: not yet in open, it would be booked and stay there.
+      if (enteringWindow != null && elsewhere.contains(enteringWindow)) {
+        enteringExpired = true;
+      }
     }
     List<OpenWindows.Expired> expired = OpenWindows.expireStale(hardware, clock, owner, nowNanos);
     if (expired.isEmpty()) {
@@ -1064,19 +1069,20 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /**
    * A probe (of this counter or any other) has started: its load heats this domain, so no window
-   * open across it, or opened during it, is a reading of the serve alone. Returns false, counting
-   * nothing, when a read holds the books past the wait: the settle demotes the counter, which a
-   * probe disturbing it would only have kept from a reading meanwhile; end only a begun one.
+   * open across it, or opened during it, is a reading of the serve alone. Counted at the settle
+   * when a read holds the books past the wait: the settle's demotion alone lasts only until the
+   * counter's re-probe, which its own meter may run to the end while this probe still burns.
    */
-  boolean beginDisturbance() {
+  void beginDisturbance() {
     if (!takeBooks()) {
-      return false;
+      disturbancesUnbooked.incrementAndGet();
+      waitRanOut = true; // again, should a settle have cleared it since the wait gave up
+      return;
     }
     try {
       beforeDisturbance.run();
       disturbances++;
       epoch++;
-      return true;
     } finally {
       books.unlock();
     }
@@ -1098,7 +1104,7 @@ final class DomainLedger implements LivenessProbe.Target {
   /** A probe has ended; counted at the settle when a read holds the books past the wait. */
   void endDisturbance() {
     if (!takeBooks()) {
-      disturbanceEndsUnbooked.incrementAndGet();
+      disturbancesUnbooked.decrementAndGet();
       waitRanOut = true;
       return;
     }

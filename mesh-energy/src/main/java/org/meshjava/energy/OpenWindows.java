@@ -33,7 +33,16 @@ final class OpenWindows {
   // Guarded by LOCK.
   private static final Map<Object, OnCounter> OPEN = new HashMap<>();
 
+  // Run as another owner is about to be told of a stale window counted out; a no-op but in tests
+  // (an allocation failing there, which no fake can cause).
+  private static volatile Runnable beforeTellingOwner = () -> {};
+
   private OpenWindows() {}
+
+  /** Runs {@code hook} before each owner is told of a window another's read counts out; tests. */
+  static void beforeTellingOwner(Runnable hook) {
+    beforeTellingOwner = Objects.requireNonNull(hook, "hook");
+  }
 
   /**
    * The windows open on one counter, by the clock that ages them: one clock outside tests, so a
@@ -261,12 +270,19 @@ final class OpenWindows {
     Counted oldest = byAge.oldest;
     while (oldest != null && nowNanos - oldest.openedNanos >= DomainLedger.STALE_WINDOW_NANOS) {
       long age = nowNanos - oldest.openedNanos;
+      // What can fail (an allocation) before the count changes: a window counted out that its
+      // owner was never told of, or that its reader never got back, stayed in its ledger for good,
+      // and every later serve there was overlapped. Thrown before, it is counted out at a next
+      // read.
+      expired.add(new Expired(oldest, age));
+      if (oldest.owner != reader) {
+        beforeTellingOwner.run();
+        oldest.owner.countedOutElsewhere.add(oldest);
+      }
       countOut(oldest);
       if (oldest.owner != reader) {
-        oldest.owner.countedOutElsewhere.add(oldest);
         oldest.owner.pending = true;
       }
-      expired.add(new Expired(oldest, age));
       oldest = byAge.oldest;
     }
   }

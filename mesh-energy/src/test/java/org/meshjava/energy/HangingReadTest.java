@@ -173,9 +173,45 @@ class HangingReadTest {
   }
 
   @Test
+  void aProbeThatCouldNotDisturbTheCounter_stillDisturbsIt_pastItsReprobe() throws Exception {
+    TimedCounter other = TimedCounter.rapl(EnergyDomain.gpu(0), clock);
+    try (CounterMeter second = ProbedMeter.unprobed(clock, scheduled::add, other)) {
+      aReadHangs();
+      // Inside the other meter's probe, after it tried to disturb the hung counter (its wait ran
+      // out): the read returns, the counter is re-probed (its own meter's probe, as a serve's open
+      // would start on another thread), and a serve alone runs while the first probe still burns.
+      List<Provenance> whileTheProbeRuns = new ArrayList<>();
+      other.onRead(
+          () -> {
+            if (!whileTheProbeRuns.isEmpty()) {
+              return;
+            }
+            whileTheProbeRuns.add(Provenance.Estimator); // once only: the hook reads again
+            try {
+              theReadReturns();
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+            meter.probeNow();
+            whileTheProbeRuns.set(0, ProbedMeter.serveAlone(meter, clock));
+          });
+
+      assertTimeoutPreemptively(NO_HANG, second::probeNow);
+      other.onRead(() -> {});
+
+      assertThat(whileTheProbeRuns)
+          .as("a serve beside another meter's probe is no reading, its counter re-probed or not")
+          .containsExactly(Provenance.Estimator);
+      assertThat(ProbedMeter.serveAlone(meter, clock))
+          .as("the probe's disturbance ended with it")
+          .isEqualTo(Provenance.HwShunt);
+    }
+  }
+
+  @Test
   void aDisturbanceEndingWhileAReadHangs_isCountedOutOnceItReturns() throws Exception {
     DomainLedger ledger = meter.ledger(CPU0);
-    assertThat(ledger.beginDisturbance()).isTrue();
+    ledger.beginDisturbance();
     aReadHangs();
 
     assertTimeoutPreemptively(NO_HANG, ledger::endDisturbance);
