@@ -1,6 +1,7 @@
 package org.meshjava.receipt;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,52 @@ class SignedCoreBytesTest {
       assertSameBytes(r);
     }
     assertThat(built).as("random receipts the rules accept").isGreaterThan(300);
+  }
+
+  /**
+   * A name with an unpaired surrogate has no UTF-8. Building the map refused it ({@code CborText});
+   * the bytes written without the map must refuse it too, not sign {@code '?'} in its place, which
+   * would seal a core that opens to another receipt than the one served.
+   */
+  @Test
+  void aNameWithAnUnpairedSurrogate_isRefused_notSignedAsAnotherName() {
+    char high = (char) 0xD83D;
+    char low = (char) 0xDE00;
+    for (String name : List.of("a" + high + "b", String.valueOf(low), "model-" + high, "é" + low)) {
+      MeshReceipt r =
+          TestReceipts.genesis(TestReceipts.generationDraft().backend(name).route("r-" + name));
+      assertThatThrownBy(r::toSignedCore).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> SignedCoreBytes.of(r))
+          .as(name)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("unpaired surrogate");
+      assertThatThrownBy(r::encodeSignedCore).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> Jcr1.seal(r, KEY)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  /**
+   * A text's head is first written for its length in chars and written again for its UTF-8 length
+   * when it is not ASCII: the two may take heads of different sizes (12 chars of 24 bytes, 40 000
+   * chars of 80 000 bytes), and a name may pass 64 KiB.
+   */
+  @Test
+  void namesWhoseUtf8HeadIsLongerThanTheirCharCount_andNamesOver64KiB_encodeAsTheMap() {
+    List<String> names =
+        List.of(
+            "é".repeat(12),
+            "é".repeat(11) + "x",
+            "😀".repeat(6),
+            "é".repeat(40_000),
+            "x".repeat(70_000),
+            "ü".repeat(32_768),
+            "x".repeat(65_535) + "é");
+    for (String name : names) {
+      MeshReceipt r =
+          TestReceipts.genesis(
+              TestReceipts.generationDraft().backend(name).recipe(name).route("r " + name));
+      assertSameBytes(r);
+    }
   }
 
   @Test
