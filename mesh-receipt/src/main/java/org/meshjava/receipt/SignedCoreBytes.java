@@ -1,8 +1,8 @@
 package org.meshjava.receipt;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.receipt.internal.SignedCoreSink;
 
 /**
@@ -31,7 +31,12 @@ final class SignedCoreBytes {
 
   private SignedCoreBytes() {}
 
-  /** Returns {@code r}'s signed core in canonical CBOR. */
+  /**
+   * Returns {@code r}'s signed core in canonical CBOR.
+   *
+   * @throws IllegalArgumentException if a name in it holds an unpaired surrogate, which has no
+   *     UTF-8 (as {@code CborText} refuses it)
+   */
   static byte[] of(MeshReceipt r) {
     Write w = new Write();
     SignedCore.write(r, w);
@@ -84,12 +89,14 @@ final class SignedCoreBytes {
       for (int i = 0; i < n; i++) {
         char c = text.charAt(i);
         if (c >= 0x80) {
-          // Not ASCII (rare: a name beyond ASCII): written again from its UTF-8 bytes.
-          byte[] raw = text.getBytes(StandardCharsets.UTF_8);
-          room(9 + raw.length);
-          at = CanonicalCbor.putHead(out, mark, MAJOR_TEXT, raw.length);
-          System.arraycopy(raw, 0, out, at, raw.length);
-          at += raw.length;
+          // Not ASCII (rare: a name beyond ASCII): written again as CborText encodes it, which
+          // refuses an unpaired surrogate as building the map did. String.getBytes would put '?'
+          // in its place, and the seal would sign a name the receipt does not hold.
+          byte[] item = CanonicalCbor.encode(new CborText(text));
+          at = mark;
+          room(item.length);
+          System.arraycopy(item, 0, out, at, item.length);
+          at += item.length;
           return;
         }
         out[at++] = (byte) c;

@@ -1,9 +1,18 @@
 package org.meshjava.receipt;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -71,28 +80,162 @@ class SignedCoreBytesTest {
     assertThat(built).as("random receipts the rules accept").isGreaterThan(300);
   }
 
+  /**
+   * A name with an unpaired surrogate has no UTF-8. Building the map refused it ({@code CborText});
+   * the bytes written without the map must refuse it too, not sign {@code '?'} in its place, which
+   * would seal a core that opens to another receipt than the one served.
+   */
+  @Test
+  void aNameWithAnUnpairedSurrogate_isRefused_notSignedAsAnotherName() {
+    char high = (char) 0xD83D;
+    char low = (char) 0xDE00;
+    for (String name : List.of("a" + high + "b", String.valueOf(low), "model-" + high, "é" + low)) {
+      MeshReceipt r =
+          TestReceipts.genesis(TestReceipts.generationDraft().backend(name).route("r-" + name));
+      assertThatThrownBy(r::toSignedCore).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> SignedCoreBytes.of(r))
+          .as(name)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("unpaired surrogate");
+      assertThatThrownBy(r::encodeSignedCore).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> Jcr1.seal(r, KEY)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  /**
+   * A text's head is first written for its length in chars and written again for its UTF-8 length
+   * when it is not ASCII: the two may take heads of different sizes (12 chars of 24 bytes, 40 000
+   * chars of 80 000 bytes), and a name may pass 64 KiB.
+   */
+  @Test
+  void namesWhoseUtf8HeadIsLongerThanTheirCharCount_andNamesOver64KiB_encodeAsTheMap() {
+    List<String> names =
+        List.of(
+            "é".repeat(12),
+            "é".repeat(11) + "x",
+            "😀".repeat(6),
+            "é".repeat(40_000),
+            "x".repeat(70_000),
+            "ü".repeat(32_768),
+            "x".repeat(65_535) + "é");
+    for (String name : names) {
+      MeshReceipt r =
+          TestReceipts.genesis(
+              TestReceipts.generationDraft().backend(name).recipe(name).route("r " + name));
+      assertSameBytes(r);
+    }
+  }
+
+  /**
+   * Read back by a reader written here from RFC 8949 alone (not {@code CanonicalCbor}): one map of
+   * definite length whose every head is in its shortest form, text keys in length-then-bytewise
+   * order without repeats, strict UTF-8, and exactly the fields {@link SignedCore#write} lists.
+   */
+  @Test
+  void writtenCore_readsBackField_forField_underAnIndependentReader() {
+    SplittableRandom random = new SplittableRandom(2026);
+    int read = 0;
+    for (int i = 0; i < 300; i++) {
+      MeshReceipt r;
+      try {
+        r = randomReceipt(random);
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      assertThat(List.copyOf(new IndependentReader(SignedCoreBytes.of(r)).core().entrySet()))
+          .as(r.toString())
+          .isEqualTo(fields(r));
+      read++;
+    }
+    assertThat(read).isGreaterThan(100);
+  }
+
+  /** A reader of the core's three kinds of value, each head checked to be shortest. */
+  private static final class IndependentReader {
+    private final byte[] in;
+    private int at;
+
+    IndependentReader(byte[] in) {
+      this.in = in;
+    }
+
+    Map<String, Object> core() {
+      int major = (in[at] & 0xff) >>> 5;
+      assertThat(major).as("the core is a map").isEqualTo(5);
+      long n = argument();
+      Map<String, Object> out = new LinkedHashMap<>();
+      byte[] previous = null;
+      for (long i = 0; i < n; i++) {
+        assertThat((in[at] & 0xff) >>> 5).as("key %d is text", i).isEqualTo(3);
+        byte[] key = content();
+        if (previous != null) {
+          int order =
+              previous.length != key.length
+                  ? Integer.compare(previous.length, key.length)
+                  : Arrays.compareUnsigned(previous, key);
+          assertThat(order).as("key %d follows the one before it", i).isNegative();
+        }
+        previous = key;
+        String name = utf8(key);
+        int valueMajor = (in[at] & 0xff) >>> 5;
+        Object value =
+            switch (valueMajor) {
+              case 0 -> argument();
+              case 2 -> HexFormat.of().formatHex(content());
+              case 3 -> utf8(content());
+              default -> throw new AssertionError("major type " + valueMajor + " at " + name);
+            };
+        out.put(name, value);
+      }
+      assertThat(at).as("nothing after the map").isEqualTo(in.length);
+      return out;
+    }
+
+    private byte[] content() {
+      long n = argument();
+      byte[] b = Arrays.copyOfRange(in, at, Math.toIntExact(at + n));
+      at += (int) n;
+      return b;
+    }
+
+    /** The head's argument, which must not fit a shorter head. */
+    private long argument() {
+      int info = in[at++] & 0x1f;
+      if (info < 24) {
+        return info;
+      }
+      int size = 1 << (info - 24);
+      assertThat(size).as("a definite head").isLessThanOrEqualTo(8);
+      long v = 0;
+      for (int k = 0; k < size; k++) {
+        v = (v << 8) | (in[at++] & 0xff);
+      }
+      long smallest = size == 1 ? 24 : 1L << (4 * size);
+      assertThat(Long.compareUnsigned(v, smallest)).as("shortest head for %d", v).isNotNegative();
+      return v;
+    }
+
+    private static String utf8(byte[] b) {
+      try {
+        return StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(b))
+            .toString();
+      } catch (CharacterCodingException e) {
+        throw new AssertionError("not UTF-8", e);
+      }
+    }
+  }
+
   @Test
   void writtenCore_listsTheFieldsInCanonicalKeyOrder() {
     MeshReceipt r = randomFull();
     List<CborValue> written = new ArrayList<>();
-    SignedCore.write(
-        r,
-        new SignedCoreSink<RuntimeException>() {
-          @Override
-          public void text(String key, String value) {
-            written.add(new CborText(key));
-          }
-
-          @Override
-          public void uint(String key, long value) {
-            written.add(new CborText(key));
-          }
-
-          @Override
-          public void bytes(String key, byte[] value) {
-            written.add(new CborText(key));
-          }
-        });
+    for (Map.Entry<String, Object> field : fields(r)) {
+      written.add(new CborText(field.getKey()));
+    }
     List<CborValue> sorted = new ArrayList<>();
     for (CborMap.Entry e : r.toSignedCore().entries()) {
       sorted.add(e.key());
@@ -116,6 +259,30 @@ class SignedCoreBytesTest {
       assertThat(opened.signedCore().encode()).isEqualTo(r.toSignedCore().encode());
       assertThat(sealed.signedCore()).isEqualTo(opened.signedCore());
     }
+  }
+
+  /** The fields {@link SignedCore#write} lists, in its order; a byte string's value as hex. */
+  private static List<Map.Entry<String, Object>> fields(MeshReceipt r) {
+    List<Map.Entry<String, Object>> fields = new ArrayList<>();
+    SignedCore.write(
+        r,
+        new SignedCoreSink<RuntimeException>() {
+          @Override
+          public void text(String key, String value) {
+            fields.add(Map.entry(key, value));
+          }
+
+          @Override
+          public void uint(String key, long value) {
+            fields.add(Map.entry(key, value));
+          }
+
+          @Override
+          public void bytes(String key, byte[] value) {
+            fields.add(Map.entry(key, HexFormat.of().formatHex(value)));
+          }
+        });
+    return fields;
   }
 
   private static void assertSameBytes(MeshReceipt r) {
