@@ -102,4 +102,19 @@ class ArchiveNamesInTheWayTest {
     }
     assertThat(folder).doesNotExist();
   }
+
+  /**
+   * An empty folder at {@code <journal>.archiving} holds nothing of anyone's: a start removes it as
+   * it removes a killed archive's copy, and the journal opens with every record.
+   */
+  @Test
+  void anEmptyFolderAtTheArchivingName_isRemoved_andTheJournalOpens() throws Exception {
+    Path p = dir.resolve("j.log");
+    FileJournalStreamTest.journal(p, 3);
+    Path folder = Files.createDirectory(dir.resolve("j.log" + JournalOwnedName.ARCHIVING));
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(FileJournalStreamTest.read(j, JournalPosition.GENESIS)).hasSize(3);
+    }
+    assertThat(folder).doesNotExist();
+  }
 }

@@ -2,7 +2,9 @@ package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
@@ -31,9 +33,26 @@ public final class Folders {
       Files.createDirectories(dir, attributes);
     } catch (FileAlreadyExistsException inTheWay) {
       // The JDK throws this only where what is there is no folder.
-      NotDirectoryException e = new NotDirectoryException(inTheWay.getFile());
-      e.initCause(inTheWay);
-      throw e;
+      throw notAFolder(inTheWay.getFile(), inTheWay);
+    } catch (FileSystemException e) {
+      // A file further up (notes.txt in notes.txt/keys/inner) fails the first folder made beneath
+      // it with "Not a directory", naming that folder, which is not there: the lowest name that is
+      // there is what stands in the way, where it is no folder (a link is followed, as the JDK
+      // does for the folders it keeps).
+      Path there = dir.toAbsolutePath();
+      while (there != null && !Files.exists(there, LinkOption.NOFOLLOW_LINKS)) {
+        there = there.getParent();
+      }
+      if (there == null || Files.isDirectory(there)) {
+        throw e;
+      }
+      throw notAFolder(there.toString(), e);
     }
+  }
+
+  private static NotDirectoryException notAFolder(String file, IOException cause) {
+    NotDirectoryException e = new NotDirectoryException(file);
+    e.initCause(cause);
+    return e;
   }
 }
