@@ -38,6 +38,29 @@ class LauncherReachedThroughLinkTest {
   }
 
   /**
+   * Regression: a relative link's {@code ..} was taken by bash's logical {@code cd}, which drops
+   * the name before it, not from where the link is on disk: with {@code bin} itself a link (as GNU
+   * Stow makes), {@code bin/mesh -> ../checkout/mesh} ran from {@code home/checkout}, another
+   * folder.
+   */
+  @Test
+  void aRelativeLinkInALinkedFolder_runsTheCheckoutTheKernelReaches() throws Exception {
+    Path dotfiles = Files.createDirectories(root.resolve("dotfiles"));
+    Path checkout = Files.createDirectories(root.resolve("dotfiles/checkout"));
+    Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), checkout.resolve("mesh"));
+    Files.createDirectories(dotfiles.resolve("bin"));
+    Files.createSymbolicLink(dotfiles.resolve("bin/mesh"), Path.of("../checkout/mesh"));
+    Path home = Files.createDirectories(root.resolve("home"));
+    Files.createSymbolicLink(home.resolve("bin"), Path.of("../dotfiles/bin"));
+    // Where bash's logical ".." led: an older clone, say.
+    Files.createDirectories(home.resolve("checkout"));
+    Files.createSymbolicLink(root.resolve("mesh"), Path.of("home/bin/mesh"));
+    List<String> args = LauncherCopy.javaArguments(root, Map.of(), "--version");
+    assertThat(args.get(args.indexOf("-p") + 1))
+        .startsWith(checkout.toRealPath().resolve("mesh-cli/target/mesh-cli.jar") + ":");
+  }
+
+  /**
    * Regression: with the checkout reached through a link, find looked for edited sources under the
    * link without descending into it, so an edit went unseen and the last build ran without a word.
    */
