@@ -551,9 +551,14 @@ final class Snapshotter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    quietly();
-    synchronized (this) {
-      retire(true);
+    try {
+      quietly();
+    } finally {
+      // Retired whatever the last snapshot threw (an Error of the store's): the steward's close
+      // goes on to close the journal, and a later snapshot() must be refused as after a close.
+      synchronized (this) {
+        retire(true);
+      }
     }
   }
 }

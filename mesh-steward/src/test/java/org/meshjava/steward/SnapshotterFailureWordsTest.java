@@ -181,6 +181,27 @@ class SnapshotterFailureWordsTest {
     }
   }
 
+  /**
+   * Regression: an Error out of the close's last snapshot skipped the snapshotter's retiring, so
+   * the closed steward's {@code snapshot()} tried the closed journal and was refused as a journal
+   * that could not be read, not as a closed steward, and its read-back mapping stayed mapped.
+   */
+  @Test
+  void anErrorOutOfTheLastSnapshot_stillRetiresTheSnapshotter() throws Exception {
+    Store store = new Store(new KeepingSnapshotStore());
+    Steward s = open(store);
+    serve(s, 1);
+    store.saveFails = true;
+    catchThrowable(s::close);
+    store.saveFails = false;
+
+    Throwable after = catchThrowable(s::snapshot);
+
+    assertThat(after)
+        .isInstanceOf(SnapshotException.class)
+        .hasMessageContaining("the steward is closed");
+  }
+
   /** A steward on an unsynced journal in {@code dir} keeping its snapshots in {@code store}. */
   private Steward open(SnapshotStore store) throws Exception {
     return f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
