@@ -398,9 +398,10 @@ final class Snapshotter implements AutoCloseable {
    * The snapshot at {@code saved}, written a moment ago, was cut short on disk (rewritten or
    * truncated in place by something else) while {@link #readBack} read it. Up to the replay's
    * adopting its receipt ids nothing reads that file yet: the state stays on the heap, the snapshot
-   * is written anew next time, and only the operator is told. Once the replay reads its ids from
-   * it, its state can no longer be read, so no more snapshots are taken until a restart, in words
-   * that name this snapshot, not the one the steward restarted from.
+   * is written anew next time, and only the operator is told, with what a restart before then meets
+   * (the cut file refuses it, {@code MALFORMED}, as SPEC.md §60.8 says). Once the replay reads its
+   * ids from it, its state can no longer be read, so no more snapshots are taken until a restart,
+   * in words that name this snapshot, not the one the steward restarted from.
    */
   private void cutWhileReadBack(
       JournalPosition saved,
@@ -410,8 +411,9 @@ final class Snapshotter implements AutoCloseable {
       LOG.warn(
           "journal snapshot at record {}, written to {}, was cut short on disk while it was read"
               + " back ({}): something rewrote or truncated the file in place. Its state stays"
-              + " on the heap, and the next snapshot is written as usual; the file itself is"
-              + " refused by a restart, which then replays the journal from an earlier snapshot",
+              + " on the heap, and the next snapshot is written as usual and supersedes it; a"
+              + " restart before that is refused by the cut file (remove it, and the restart"
+              + " starts from the snapshot before it, or replays the whole journal)",
           saved.count(),
           store.describe(),
           e.getMessage());
@@ -426,8 +428,9 @@ final class Snapshotter implements AutoCloseable {
                 + store.describe()
                 + " and read in place since, was cut short on disk as it was read back ("
                 + e.getMessage()
-                + "); no more snapshots are taken until a restart (which refuses the cut file and"
-                + " replays the journal)",
+                + "); no more snapshots are taken until a restart, which the cut file refuses"
+                + " (remove it, and the restart starts from the snapshot before it, or replays the"
+                + " whole journal)",
             e);
     LOG.warn("{}", cut.getMessage());
     giveUp(cut);
@@ -548,9 +551,14 @@ final class Snapshotter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    quietly();
-    synchronized (this) {
-      retire(true);
+    try {
+      quietly();
+    } finally {
+      // Retired whatever the last snapshot threw (an Error of the store's): the steward's close
+      // goes on to close the journal, and a later snapshot() must be refused as after a close.
+      synchronized (this) {
+        retire(true);
+      }
     }
   }
 }

@@ -128,6 +128,38 @@ class SnapshotterFailureWordsTest {
   }
 
   /**
+   * Regression: the warning for a snapshot cut short as it was read back said a restart refuses the
+   * cut file and "then replays the journal from an earlier snapshot"; a restart before the next
+   * snapshot (a crash, or a close whose last save fails) is refused by it ({@code MALFORMED}) and
+   * starts on nothing until the operator removes it. The warning says that, and what to do.
+   */
+  @Test
+  void aSnapshotCutShortAsItIsReadBack_refusesARestartBeforeTheNext_asItsWarningSays()
+      throws Exception {
+    Path snaps = Files.createDirectories(dir.resolve("snaps"));
+    Store store = new Store(new FileSnapshotStore(snaps));
+    Steward s = open(store);
+    serve(s, 3);
+    store.mappingCutIn = dir;
+    String log = logOf(() -> s.snapshot());
+    store.mappingCutIn = null;
+    store.saveFails = true; // no newer snapshot replaces the cut one before the restart
+    catchThrowable(s::close);
+
+    Throwable restart = catchThrowable(() -> open(new FileSnapshotStore(snaps)).close());
+
+    assertThat(restart)
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> assertThat(e.snapshotRefusal()).contains(SnapshotException.Reason.MALFORMED));
+    assertThat(log)
+        .contains("was cut short on disk while it was read back")
+        .doesNotContain("replays the journal from an earlier snapshot")
+        .contains("a restart before that is refused by the cut file")
+        .contains("remove it");
+  }
+
+  /**
    * Regression: an Error other than a mapped read's fault out of the close's last snapshot (here a
    * store's assertion) left {@code Steward.close} before the journal was closed and its claim let
    * go, so no steward could open that journal again in this process. The close lets everything go
@@ -147,6 +179,27 @@ class SnapshotterFailureWordsTest {
     try (Steward again = f.steward(FileJournal.open(journal)).build()) {
       assertThat(again.unresolved()).isEmpty();
     }
+  }
+
+  /**
+   * Regression: an Error out of the close's last snapshot skipped the snapshotter's retiring, so
+   * the closed steward's {@code snapshot()} tried the closed journal and was refused as a journal
+   * that could not be read, not as a closed steward, and its read-back mapping stayed mapped.
+   */
+  @Test
+  void anErrorOutOfTheLastSnapshot_stillRetiresTheSnapshotter() throws Exception {
+    Store store = new Store(new KeepingSnapshotStore());
+    Steward s = open(store);
+    serve(s, 1);
+    store.saveFails = true;
+    catchThrowable(s::close);
+    store.saveFails = false;
+
+    Throwable after = catchThrowable(s::snapshot);
+
+    assertThat(after)
+        .isInstanceOf(SnapshotException.class)
+        .hasMessageContaining("the steward is closed");
   }
 
   /** A steward on an unsynced journal in {@code dir} keeping its snapshots in {@code store}. */
