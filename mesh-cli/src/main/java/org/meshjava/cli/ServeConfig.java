@@ -333,10 +333,15 @@ record ServeConfig(
     }
     String name = text(b, "name").orElseThrow(() -> new CliException(where + " has no name"));
     Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
+    // An entry that names no cost gets the engine builder's own default, read from the engine so
+    // the two cannot drift (a jlama entry has always taken the reference engine's).
+    CostProfile unset =
+        type.equals("upstream")
+            ? UpstreamEngine.DEFAULT_COST_PROFILE
+            : ReferenceEngine.DEFAULT_COST_PROFILE;
     CostProfile cost =
-        CostProfile.perToken(
-                number(b, "uj_per_token").orElse(type.equals("upstream") ? 1000L : 100L))
-            .withOptionCost(number(b, "uj_per_option_scored").orElse(0L));
+        CostProfile.perToken(number(b, "uj_per_token").orElse(unset.ujPerToken()))
+            .withOptionCost(number(b, "uj_per_option_scored").orElse(unset.ujPerOptionScored()));
     Optional<Recipe> recipe = text(b, "recipe").map(Recipe::of);
     switch (type) {
       case "reference" -> {
