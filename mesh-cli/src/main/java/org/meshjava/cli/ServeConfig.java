@@ -386,14 +386,7 @@ record ServeConfig(
       case "onnx-minilm" -> {
         try {
           OnnxDecisionEngine.Builder ob =
-              OnnxDecisionEngine.builder()
-                  .name(name)
-                  .fidelity(fidelity)
-                  .costProfile(
-                      number(b, "uj_per_token").isPresent()
-                          ? cost
-                          : CostProfile.perToken(20)
-                              .withOptionCost(number(b, "uj_per_option_scored").orElse(300L)));
+              OnnxDecisionEngine.builder().name(name).fidelity(fidelity).costProfile(miniLmCost(b));
           Optional<Double> temperature = decimal(b, "temperature");
           if (temperature.isPresent()) {
             ob.temperature(temperature.get());
@@ -559,6 +552,18 @@ record ServeConfig(
       cap = cap.withMaxJouleCeilingUj(ceiling.get());
     }
     return cap;
+  }
+
+  /**
+   * An {@code onnx-minilm} entry's cost: each cost it names, and the registered MiniLM engine's
+   * ({@link ServeCommand#MINILM_COST}) for each it leaves out, so that naming only {@code
+   * uj_per_token} does not price a scored option at nothing.
+   */
+  static CostProfile miniLmCost(JsonNode b) {
+    return CostProfile.perToken(
+            number(b, "uj_per_token").orElse(ServeCommand.MINILM_COST.ujPerToken()))
+        .withOptionCost(
+            number(b, "uj_per_option_scored").orElse(ServeCommand.MINILM_COST.ujPerOptionScored()));
   }
 
   static Fidelity fidelity(String text, String where) throws CliException {

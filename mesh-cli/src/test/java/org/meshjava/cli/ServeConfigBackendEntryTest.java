@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +106,21 @@ class ServeConfigBackendEntryTest {
                 .model("m")
                 .build()
                 .costProfile());
+  }
+
+  /**
+   * Regression: an {@code onnx-minilm} entry naming only {@code uj_per_token} was priced at 0 µJ a
+   * scored option, not the decision engine's 300, so the router under-estimated every decision on
+   * it. Each cost the entry leaves out is the registered MiniLM engine's.
+   */
+  @Test
+  void aMiniLmEntryNamingOneCost_keepsTheEnginesDefaultForTheOther() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    assertThat(ServeConfig.miniLmCost(json.readTree("{\"uj_per_token\": 30}")))
+        .isEqualTo(new CostProfile(30, 300));
+    assertThat(ServeConfig.miniLmCost(json.readTree("{\"uj_per_option_scored\": 400}")))
+        .isEqualTo(new CostProfile(20, 400));
+    assertThat(ServeConfig.miniLmCost(json.readTree("{}"))).isEqualTo(ServeCommand.MINILM_COST);
   }
 
   @Test
