@@ -323,7 +323,10 @@ record CommonChatBody(
       return v;
     }
 
-    /** {@code F0}-{@code F4} or {@code 0}-{@code 4}; F0 for null; null for anything else. */
+    /**
+     * {@link Fidelity#parse}'s forms, as the binding reads them; F0 for null; null for anything
+     * else (a number's text never starts with {@code F}, so only a string can name one).
+     */
     private static @Nullable Fidelity fidelity(JsonParser p, JsonToken t) throws IOException {
       if (t == JsonToken.VALUE_NULL) {
         return Fidelity.F0;
@@ -331,12 +334,7 @@ record CommonChatBody(
       if (t != JsonToken.VALUE_STRING && t != JsonToken.VALUE_NUMBER_INT) {
         return null;
       }
-      String s = p.getText();
-      int digit = s.length() == 2 && s.charAt(0) == 'F' && t == JsonToken.VALUE_STRING ? 1 : 0;
-      if (s.length() != digit + 1 || s.charAt(digit) < '0' || s.charAt(digit) > '4') {
-        return null;
-      }
-      return Fidelity.of(s.charAt(digit) - '0');
+      return Fidelity.parse(p.getText()).orElse(null);
     }
 
     /** {@code messages}: a non-empty array of messages, each written to the prompt text. */

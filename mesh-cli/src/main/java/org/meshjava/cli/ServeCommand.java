@@ -848,6 +848,13 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   }
 
   /**
+   * The cost the MiniLM decision engine is registered at, and what a configured {@code onnx-minilm}
+   * entry takes for each cost it does not name: cheap per token (a 22M-parameter encoder), dear per
+   * scored option (each option is a forward pass).
+   */
+  static final CostProfile MINILM_COST = CostProfile.perToken(20).withOptionCost(300);
+
+  /**
    * The MiniLM decision engine with the profile the demo and {@code mesh serve} register it under:
    * F2 for typed decisions, cheap per token (a 22M-parameter encoder) and dear per scored option
    * (each option is a forward pass).
@@ -857,7 +864,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       return OnnxDecisionEngine.builder()
           .name("minilm")
           .fidelity(Fidelity.F2)
-          .costProfile(CostProfile.perToken(20).withOptionCost(300))
+          .costProfile(MINILM_COST)
           .concurrency(LOCAL)
           .build();
     } catch (OnnxEngineException e) {

@@ -333,10 +333,15 @@ record ServeConfig(
     }
     String name = text(b, "name").orElseThrow(() -> new CliException(where + " has no name"));
     Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
+    // An entry that names no cost gets the engine builder's own default, read from the engine so
+    // the two cannot drift (a jlama entry has always taken the reference engine's).
+    CostProfile unset =
+        type.equals("upstream")
+            ? UpstreamEngine.DEFAULT_COST_PROFILE
+            : ReferenceEngine.DEFAULT_COST_PROFILE;
     CostProfile cost =
-        CostProfile.perToken(
-                number(b, "uj_per_token").orElse(type.equals("upstream") ? 1000L : 100L))
-            .withOptionCost(number(b, "uj_per_option_scored").orElse(0L));
+        CostProfile.perToken(number(b, "uj_per_token").orElse(unset.ujPerToken()))
+            .withOptionCost(number(b, "uj_per_option_scored").orElse(unset.ujPerOptionScored()));
     Optional<Recipe> recipe = text(b, "recipe").map(Recipe::of);
     switch (type) {
       case "reference" -> {
@@ -381,14 +386,7 @@ record ServeConfig(
       case "onnx-minilm" -> {
         try {
           OnnxDecisionEngine.Builder ob =
-              OnnxDecisionEngine.builder()
-                  .name(name)
-                  .fidelity(fidelity)
-                  .costProfile(
-                      number(b, "uj_per_token").isPresent()
-                          ? cost
-                          : CostProfile.perToken(20)
-                              .withOptionCost(number(b, "uj_per_option_scored").orElse(300L)));
+              OnnxDecisionEngine.builder().name(name).fidelity(fidelity).costProfile(miniLmCost(b));
           Optional<Double> temperature = decimal(b, "temperature");
           if (temperature.isPresent()) {
             ob.temperature(temperature.get());
@@ -554,6 +552,18 @@ record ServeConfig(
       cap = cap.withMaxJouleCeilingUj(ceiling.get());
     }
     return cap;
+  }
+
+  /**
+   * An {@code onnx-minilm} entry's cost: each cost it names, and the registered MiniLM engine's
+   * ({@link ServeCommand#MINILM_COST}) for each it leaves out, so that naming only {@code
+   * uj_per_token} does not price a scored option at nothing.
+   */
+  static CostProfile miniLmCost(JsonNode b) {
+    return CostProfile.perToken(
+            number(b, "uj_per_token").orElse(ServeCommand.MINILM_COST.ujPerToken()))
+        .withOptionCost(
+            number(b, "uj_per_option_scored").orElse(ServeCommand.MINILM_COST.ujPerOptionScored()));
   }
 
   static Fidelity fidelity(String text, String where) throws CliException {

@@ -3,10 +3,17 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.openai.UpstreamEngine;
 
 /**
  * Regression: a backend entry of the {@code mesh serve} configuration was read loosely where the
@@ -69,6 +76,51 @@ class ServeConfigBackendEntryTest {
           .as(bad)
           .isEqualTo(file + ": backends[0]: fidelity '" + bad + "' is not F0-F4");
     }
+  }
+
+  /**
+   * An entry that names no cost is priced as the engine's builder prices one left unset (100 µJ a
+   * token for a reference engine, 1000 for an upstream), and an entry naming only its per-option
+   * cost keeps that default per token: the configuration and the library cannot drift apart.
+   */
+  @Test
+  void anEntryNamingNoCost_isPricedAsItsEngineBuilderLeftUnset() throws Exception {
+    file = tmp.resolve("mesh.json");
+    Files.writeString(
+        file,
+        """
+        {"backends": [{"type": "reference", "name": "r"},
+                      {"type": "reference", "name": "o", "uj_per_option_scored": 7},
+                      {"type": "upstream", "name": "u", "model": "m",
+                       "base_url": "http://127.0.0.1:9/v1"}]}
+        """);
+    List<ServingEngine> backends = ServeConfig.read(file).backends();
+    CostProfile reference = ReferenceEngine.builder().build().costProfile();
+    assertThat(backends.get(0).costProfile()).isEqualTo(reference);
+    assertThat(backends.get(1).costProfile()).isEqualTo(reference.withOptionCost(7));
+    assertThat(backends.get(2).costProfile())
+        .isEqualTo(
+            UpstreamEngine.builder()
+                .name("u")
+                .baseUri(URI.create("http://127.0.0.1:9/v1"))
+                .model("m")
+                .build()
+                .costProfile());
+  }
+
+  /**
+   * Regression: an {@code onnx-minilm} entry naming only {@code uj_per_token} was priced at 0 µJ a
+   * scored option, not the decision engine's 300, so the router under-estimated every decision on
+   * it. Each cost the entry leaves out is the registered MiniLM engine's.
+   */
+  @Test
+  void aMiniLmEntryNamingOneCost_keepsTheEnginesDefaultForTheOther() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    assertThat(ServeConfig.miniLmCost(json.readTree("{\"uj_per_token\": 30}")))
+        .isEqualTo(new CostProfile(30, 300));
+    assertThat(ServeConfig.miniLmCost(json.readTree("{\"uj_per_option_scored\": 400}")))
+        .isEqualTo(new CostProfile(20, 400));
+    assertThat(ServeConfig.miniLmCost(json.readTree("{}"))).isEqualTo(ServeCommand.MINILM_COST);
   }
 
   @Test

@@ -64,6 +64,13 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
    */
   public static final long DEFAULT_MAX_OUTPUT_TOKENS = 1L << 20;
 
+  /**
+   * The cost profile a builder starts from, 100 µJ a token and nothing per scored option: the one
+   * value {@code mesh serve} and the Spring starter give a backend entry that names no cost.
+   * Immutable.
+   */
+  public static final CostProfile DEFAULT_COST_PROFILE = CostProfile.perToken(100);
+
   /** The most output tokens it can ever hold: the largest Java array. */
   public static final long MAX_OUTPUT_TOKENS = Integer.MAX_VALUE - 8;
 
@@ -276,7 +283,7 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
 
     private Builder() {
-      super("reference", Recipe.of("reference"), Fidelity.F2, CostProfile.perToken(100));
+      super("reference", Recipe.of("reference"), Fidelity.F2, DEFAULT_COST_PROFILE);
     }
 
     @Override

@@ -76,6 +76,13 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class UpstreamEngine extends DescribedEngine {
+  /**
+   * The cost profile a builder starts from, 1000 µJ a token and nothing per scored option: the one
+   * value {@code mesh serve} and the Spring starter give an upstream entry that names no cost.
+   * Immutable.
+   */
+  public static final CostProfile DEFAULT_COST_PROFILE = CostProfile.perToken(1_000);
+
   /** Requests in flight to one upstream unless configured otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
@@ -891,7 +898,7 @@ public final class UpstreamEngine extends DescribedEngine {
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {
-      super(null, null, Fidelity.F2, CostProfile.perToken(1_000));
+      super(null, null, Fidelity.F2, DEFAULT_COST_PROFILE);
     }
 
     @Override

@@ -493,8 +493,16 @@ final class StewardFromProperties {
     Fidelity fidelity = fidelity(b.fidelity(), where);
     boolean upstream = b.type() == MeshProperties.BackendType.UPSTREAM;
     Long perToken = b.ujPerToken();
+    // An entry that names no cost gets the engine builder's own default, read from the engine so
+    // the two cannot drift.
     CostProfile cost =
-        CostProfile.perToken(perToken != null ? perToken : upstream ? 1000L : 100L)
+        CostProfile.perToken(
+                perToken != null
+                    ? perToken
+                    : (upstream
+                            ? UpstreamEngine.DEFAULT_COST_PROFILE
+                            : ReferenceEngine.DEFAULT_COST_PROFILE)
+                        .ujPerToken())
             .withOptionCost(b.ujPerOptionScored());
     String recipe = b.recipe();
     return switch (b.type()) {

@@ -2,9 +2,14 @@ package org.meshjava.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -128,6 +133,30 @@ class UnknownPropertyTest {
             context ->
                 assertThat(context.getBean(Steward.class).backends().get(0).costProfile())
                     .isEqualTo(new CostProfile(5, 7)));
+  }
+
+  /**
+   * An entry that names no {@code uj-per-token} is priced as its engine's builder prices one left
+   * unset, as {@code mesh serve} prices it: the starter and the library cannot drift apart.
+   */
+  @Test
+  void anEntryNamingNoCost_isPricedAsItsEngineBuilderLeftUnset() {
+    runner
+        .withPropertyValues(UPSTREAM.split(","))
+        .run(
+            context -> {
+              List<ServingEngine> backends = context.getBean(Steward.class).backends();
+              assertThat(backends.get(0).costProfile())
+                  .isEqualTo(ReferenceEngine.builder().build().costProfile());
+              assertThat(backends.get(1).costProfile())
+                  .isEqualTo(
+                      UpstreamEngine.builder()
+                          .name("remote")
+                          .baseUri(URI.create("http://127.0.0.1:21899/v1"))
+                          .model("m")
+                          .build()
+                          .costProfile());
+            });
   }
 
   /**
