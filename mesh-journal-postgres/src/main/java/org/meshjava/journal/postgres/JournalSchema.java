@@ -286,11 +286,12 @@ final class JournalSchema {
 
   /**
    * Takes {@link #SCHEMA_LOCK} for the transaction, waiting at most half the session's socket
-   * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
-   * DBA's, an application's of the same two-integer key) held every opening in the database until
-   * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
-   * and the refusal names the session; no {@code statement_timeout} runs while it waits. The
-   * transaction's own {@code lock_timeout} and {@code statement_timeout} are put back after.
+   * timeout (the lease; the URL's {@code lock_timeout_ms} where it has none): a session that holds
+   * it (an opening stuck there, a DBA's, an application's of the same two-integer key) held every
+   * opening in the database until the driver gave up, in words for a lost connection. The server's
+   * lock timeout says so first, and the refusal names the session; no {@code statement_timeout}
+   * runs while it waits. The transaction's own {@code lock_timeout} and {@code statement_timeout}
+   * are put back after.
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
@@ -325,12 +326,24 @@ final class JournalSchema {
       // The failed wait ended the transaction; the holder is looked up in a new one.
       c.rollback();
       Optional<LockHolding> holder = lockHolder(c, SCHEMA_LOCK, 2);
+      // Without a socket timeout the wait was the session's lock_timeout (lock_timeout_ms), which
+      // the rollback leaves as the URL set it; with one, the SET LOCAL above.
+      String waited;
+      if (socketMillis > 0) {
+        waited = Math.max(1, socketMillis / 2) + "ms (half the driver's socketTimeout)";
+      } else {
+        try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+          rs.next();
+          waited = rs.getString(1) + " (the session's lock_timeout, the URL's lock_timeout_ms)";
+        }
+      }
       throw new SQLException(
           "the lock that serialises creating the journal's tables in this database (advisory lock "
               + (int) (SCHEMA_LOCK >>> 32)
               + ", "
               + (int) SCHEMA_LOCK
-              + ") was held by another session for half the lease"
+              + ") was held by another session for "
+              + waited
               + holder
                   .map(
                       h ->
