@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -737,6 +738,58 @@ final class JournalSchema {
   record LockHolding(long pid, String session) {}
 
   /**
+   * PostgreSQL's table-level lock conflicts (its documentation, "Explicit Locking"): for each mode
+   * as {@code pg_locks} names it, the modes held by another session that make it wait.
+   */
+  private static final Map<String, Set<String>> CONFLICTS =
+      Map.of(
+          "AccessShareLock", Set.of("AccessExclusiveLock"),
+          "RowShareLock", Set.of("ExclusiveLock", "AccessExclusiveLock"),
+          "RowExclusiveLock",
+              Set.of("ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock"),
+          "ShareUpdateExclusiveLock",
+              Set.of(
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ShareLock",
+              Set.of(
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ShareRowExclusiveLock",
+              Set.of(
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ExclusiveLock",
+              Set.of(
+                  "RowShareLock",
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "AccessExclusiveLock",
+              Set.of(
+                  "AccessShareLock",
+                  "RowShareLock",
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"));
+
+  /**
    * The session holding advisory lock {@code key} (a journal's) in this database, in words for an
    * operator (pid, client, since when, what it is doing, as far as this role may see), or empty
    * when none does any more.
@@ -843,6 +896,20 @@ final class JournalSchema {
    */
   static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
       throws SQLException {
+    return lockTimedOutIn(c, t, limit, null, tables);
+  }
+
+  /**
+   * As {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}, for a statement that
+   * waited for {@code mode} (as {@code pg_locks} names it, {@code RowExclusiveLock}) on a table
+   * itself: only the sessions holding a mode that conflicts with it are named, where there are any.
+   * A reader's lock beside a DBA's was named too, and as the lowest pid, the one to end. Where none
+   * conflicts (a wait for a row's lock, which shows as a weaker lock on its table), or {@code mode}
+   * is null, every holder is named.
+   */
+  static String lockTimedOutIn(
+      Connection c, JournalTables t, Duration limit, @Nullable String mode, String... tables)
+      throws SQLException {
     List<String> oids = new ArrayList<>();
     for (String table : tables) {
       oids.add(t.oid(JournalTables.literal(table)));
@@ -850,7 +917,8 @@ final class JournalSchema {
     List<LockHolding> holders = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event,"
+                + " l.mode"
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
                 + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
                 + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
@@ -859,10 +927,23 @@ final class JournalSchema {
                 + String.join(", ", oids)
                 + "])"
                 + " ORDER BY l.pid")) {
+      List<LockHolding> conflicting = new ArrayList<>();
+      Set<String> blocking = mode == null ? Set.of() : CONFLICTS.getOrDefault(mode, Set.of());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          holders.add(new LockHolding(rs.getLong(1), session(rs)));
+          LockHolding h = new LockHolding(rs.getLong(1), session(rs));
+          // One row per mode a session holds: each session once.
+          if (holders.isEmpty() || holders.getLast().pid() != h.pid()) {
+            holders.add(h);
+          }
+          if (blocking.contains(rs.getString(6))
+              && (conflicting.isEmpty() || conflicting.getLast().pid() != h.pid())) {
+            conflicting.add(h);
+          }
         }
+      }
+      if (!conflicting.isEmpty()) {
+        holders = conflicting;
       }
     }
     String waited =
