@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -286,11 +287,12 @@ final class JournalSchema {
 
   /**
    * Takes {@link #SCHEMA_LOCK} for the transaction, waiting at most half the session's socket
-   * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
-   * DBA's, an application's of the same two-integer key) held every opening in the database until
-   * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
-   * and the refusal names the session; no {@code statement_timeout} runs while it waits. The
-   * transaction's own {@code lock_timeout} and {@code statement_timeout} are put back after.
+   * timeout (the lease; the URL's {@code lock_timeout_ms} where it has none): a session that holds
+   * it (an opening stuck there, a DBA's, an application's of the same two-integer key) held every
+   * opening in the database until the driver gave up, in words for a lost connection. The server's
+   * lock timeout says so first, and the refusal names the session; no {@code statement_timeout}
+   * runs while it waits. The transaction's own {@code lock_timeout} and {@code statement_timeout}
+   * are put back after.
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
@@ -325,12 +327,24 @@ final class JournalSchema {
       // The failed wait ended the transaction; the holder is looked up in a new one.
       c.rollback();
       Optional<LockHolding> holder = lockHolder(c, SCHEMA_LOCK, 2);
+      // Without a socket timeout the wait was the session's lock_timeout (lock_timeout_ms), which
+      // the rollback leaves as the URL set it; with one, the SET LOCAL above.
+      String waited;
+      if (socketMillis > 0) {
+        waited = Math.max(1, socketMillis / 2) + "ms (half the driver's socketTimeout)";
+      } else {
+        try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+          rs.next();
+          waited = rs.getString(1) + " (the session's lock_timeout, the URL's lock_timeout_ms)";
+        }
+      }
       throw new SQLException(
           "the lock that serialises creating the journal's tables in this database (advisory lock "
               + (int) (SCHEMA_LOCK >>> 32)
               + ", "
               + (int) SCHEMA_LOCK
-              + ") was held by another session for half the lease"
+              + ") was held by another session for "
+              + waited
               + holder
                   .map(
                       h ->
@@ -724,6 +738,58 @@ final class JournalSchema {
   record LockHolding(long pid, String session) {}
 
   /**
+   * PostgreSQL's table-level lock conflicts (its documentation, "Explicit Locking"): for each mode
+   * as {@code pg_locks} names it, the modes held by another session that make it wait.
+   */
+  private static final Map<String, Set<String>> CONFLICTS =
+      Map.of(
+          "AccessShareLock", Set.of("AccessExclusiveLock"),
+          "RowShareLock", Set.of("ExclusiveLock", "AccessExclusiveLock"),
+          "RowExclusiveLock",
+              Set.of("ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock"),
+          "ShareUpdateExclusiveLock",
+              Set.of(
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ShareLock",
+              Set.of(
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ShareRowExclusiveLock",
+              Set.of(
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "ExclusiveLock",
+              Set.of(
+                  "RowShareLock",
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"),
+          "AccessExclusiveLock",
+              Set.of(
+                  "AccessShareLock",
+                  "RowShareLock",
+                  "RowExclusiveLock",
+                  "ShareUpdateExclusiveLock",
+                  "ShareLock",
+                  "ShareRowExclusiveLock",
+                  "ExclusiveLock",
+                  "AccessExclusiveLock"));
+
+  /**
    * The session holding advisory lock {@code key} (a journal's) in this database, in words for an
    * operator (pid, client, since when, what it is doing, as far as this role may see), or empty
    * when none does any more.
@@ -830,6 +896,20 @@ final class JournalSchema {
    */
   static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
       throws SQLException {
+    return lockTimedOutIn(c, t, limit, null, tables);
+  }
+
+  /**
+   * As {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}, for a statement that
+   * waited for {@code mode} (as {@code pg_locks} names it, {@code RowExclusiveLock}) on a table
+   * itself: only the sessions holding a mode that conflicts with it are named, where there are any.
+   * A reader's lock beside a DBA's was named too, and as the lowest pid, the one to end. Where none
+   * conflicts (a wait for a row's lock, which shows as a weaker lock on its table), or {@code mode}
+   * is null, every holder is named.
+   */
+  static String lockTimedOutIn(
+      Connection c, JournalTables t, Duration limit, @Nullable String mode, String... tables)
+      throws SQLException {
     List<String> oids = new ArrayList<>();
     for (String table : tables) {
       oids.add(t.oid(JournalTables.literal(table)));
@@ -837,7 +917,8 @@ final class JournalSchema {
     List<LockHolding> holders = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+            "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event,"
+                + " l.mode"
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
                 + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
                 + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
@@ -846,10 +927,23 @@ final class JournalSchema {
                 + String.join(", ", oids)
                 + "])"
                 + " ORDER BY l.pid")) {
+      List<LockHolding> conflicting = new ArrayList<>();
+      Set<String> blocking = mode == null ? Set.of() : CONFLICTS.getOrDefault(mode, Set.of());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          holders.add(new LockHolding(rs.getLong(1), session(rs)));
+          LockHolding h = new LockHolding(rs.getLong(1), session(rs));
+          // One row per mode a session holds: each session once.
+          if (holders.isEmpty() || holders.getLast().pid() != h.pid()) {
+            holders.add(h);
+          }
+          if (blocking.contains(rs.getString(6))
+              && (conflicting.isEmpty() || conflicting.getLast().pid() != h.pid())) {
+            conflicting.add(h);
+          }
         }
+      }
+      if (!conflicting.isEmpty()) {
+        holders = conflicting;
       }
     }
     String waited =

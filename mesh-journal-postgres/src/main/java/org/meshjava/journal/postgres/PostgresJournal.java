@@ -435,7 +435,13 @@ public final class PostgresJournal implements Journal {
     checkName(name);
     try (PostgresLocation.Session s = location.session()) {
       JournalSchema.checkHome(s.connection(), s.tables(), name, location);
-      return JournalSchema.readLines(s.connection(), s.tables(), name);
+      try {
+        return JournalSchema.readLines(s.connection(), s.tables(), name);
+      } catch (SQLException e) {
+        // An export behind a DBA's lock: the server's words name neither the table nor its holder.
+        throw JournalSchema.holdersNamed(
+            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
+      }
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -488,7 +494,12 @@ public final class PostgresJournal implements Journal {
     checkName(name);
     try (PostgresLocation.Session s = location.session()) {
       JournalSchema.checkHome(s.connection(), s.tables(), name, location);
-      JournalSchema.readLines(s.connection(), s.tables(), name, (seq, line) -> sink.accept(line));
+      try {
+        JournalSchema.readLines(s.connection(), s.tables(), name, (seq, line) -> sink.accept(line));
+      } catch (SQLException e) {
+        throw JournalSchema.holdersNamed(
+            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
+      }
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -620,13 +631,23 @@ public final class PostgresJournal implements Journal {
    */
   private JournalException importFailed(SQLException e) {
     JournalException failed = commits.failure();
+    SQLException named = e;
+    if (failed == null) {
+      // An insert behind a DBA's lock: name the table and its holder, as a batch's refusal does.
+      // The import fails whole, so its transaction's rollback here loses nothing.
+      synchronized (connectionLock) {
+        named =
+            JournalSchema.holdersNamed(
+                connection, tables, location.lockTimeout(), e, "mesh_journal_record");
+      }
+    }
     return new JournalException(
         failed != null ? failed.reason() : JournalException.Reason.IO,
         "import into "
             + describe()
             + ": "
-            + (failed != null ? failed.getMessage() : FailureWords.of(e)),
-        failed != null ? failed : e);
+            + (failed != null ? failed.getMessage() : FailureWords.of(named)),
+        failed != null ? failed : named);
   }
 
   private int insertImported(long first, List<byte[]> lines) throws JournalException {

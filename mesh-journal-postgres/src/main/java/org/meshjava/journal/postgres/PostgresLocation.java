@@ -53,7 +53,10 @@ import org.jspecify.annotations.Nullable;
  * more.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
- * database that does not answer within a lease fails the call rather than holding it for ever.
+ * database that does not answer within a lease fails the call rather than holding it for ever. One
+ * the URL sets must be 0 (none) or longer than the lock timeout ({@code lock_timeout_ms}, or half
+ * the lease): a shorter one gave up on a statement waiting for a lock before the server did, in
+ * words for a lost connection.
  *
  * <p>Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code
  * connectTimeout}, …), except {@code stringtype}, which is the journal's ({@code unspecified}, so
@@ -105,6 +108,8 @@ public final class PostgresLocation {
               + "): "
               + lockTimeout.toMillis());
     }
+    refuseShortSocketTimeout(
+        parameters.get("socketTimeout"), lockTimeout != null ? lockTimeout : lease.dividedBy(2));
     if (schema != null
         && (schema.isEmpty() || schema.getBytes(StandardCharsets.UTF_8).length > MAX_IDENTIFIER)) {
       // The server would cut a longer name to its first 63 bytes: another schema than the one
@@ -129,6 +134,36 @@ public final class PostgresLocation {
     this.lockWait = lockWait;
     this.lockTimeout = lockTimeout;
     this.schema = schema;
+  }
+
+  /**
+   * Refuses a URL's {@code socketTimeout} (whole seconds; 0 is none) of {@code lockTimeout} or
+   * less: the driver would give up on a statement waiting for a lock first, in words for a lost
+   * connection naming neither the lock nor its holder, while the server's session went on waiting
+   * with the journal's lock. One the driver cannot read is left for the driver to refuse.
+   */
+  private static void refuseShortSocketTimeout(
+      @Nullable String socketTimeout, Duration lockTimeout) {
+    if (socketTimeout == null) {
+      return;
+    }
+    long seconds;
+    try {
+      seconds = Long.parseLong(socketTimeout.strip());
+    } catch (NumberFormatException e) {
+      return;
+    }
+    if (seconds > 0 && seconds * 1000 <= lockTimeout.toMillis()) {
+      throw new IllegalArgumentException(
+          "socketTimeout="
+              + seconds
+              + " (seconds) must be longer than the lock_timeout of "
+              + lockTimeout.toMillis()
+              + " ms (lock_timeout_ms, or half lease_ms where the URL has none): the driver would"
+              + " give up on a statement waiting for a table's lock first, reported as a lost"
+              + " connection while the server's session kept waiting; raise socketTimeout, set it"
+              + " to 0 (none), or lower lock_timeout_ms");
+    }
   }
 
   /** The longest name PostgreSQL keeps whole, in bytes ({@code NAMEDATALEN} less one). */

@@ -112,6 +112,37 @@ class PostgresLocationTest {
         .hasMessageContaining("lock_timeout_ms must be at least 1 and less than lease_ms (2000)");
   }
 
+  /**
+   * A socketTimeout no longer than the lock timeout let the driver give up on a statement waiting
+   * for a lock first: the refusal was a lost connection, and the server's session kept waiting.
+   */
+  @Test
+  void aSocketTimeoutNoLongerThanTheLockTimeout_isRefusedInWords() {
+    for (String url :
+        new String[] {
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=3000&socketTimeout=3",
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2500&socketTimeout=1",
+          "postgresql://h/d?lease_ms=10000&socketTimeout=5"
+        }) {
+      assertThatThrownBy(() -> PostgresLocation.parse(url))
+          .as(url)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("(seconds) must be longer than the lock_timeout of")
+          .hasMessageContaining(
+              "raise socketTimeout, set it to 0 (none), or lower lock_timeout_ms");
+    }
+    // None, one longer than the lock timeout, or one the driver is left to read, as before.
+    for (String url :
+        new String[] {
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=3000&socketTimeout=0",
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2999&socketTimeout=3",
+          "postgresql://h/d?lease_ms=10000&socketTimeout=6",
+          "postgresql://h/d?socketTimeout=soon"
+        }) {
+      assertThat(PostgresLocation.parse(url).lease()).as(url).isPositive();
+    }
+  }
+
   @Test
   void withLeaseAndWithLockWait_changeOnlyTheirOwnSetting_andCheckItAsParseDoes() {
     PostgresLocation l =

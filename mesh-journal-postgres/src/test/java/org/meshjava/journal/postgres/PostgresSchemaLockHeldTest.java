@@ -47,7 +47,28 @@ class PostgresSchemaLockHeldTest {
     assertHolderNamed(database, "?lease_ms=2500");
   }
 
-  private static void assertHolderNamed(String database, String parameters) throws Exception {
+  /**
+   * A URL lifting the driver's socket timeout: the wait is then the session's lock_timeout (the
+   * URL's lock_timeout_ms), yet the refusal said the lock was held "for half the lease".
+   */
+  @Test
+  void withoutASocketTimeout_theRefusalNamesTheLockTimeoutItWaited() throws Exception {
+    String refusal =
+        assertHolderNamed(
+            PostgresSchemaLockTest.server.newDatabase(),
+            "?lease_ms=2000&lock_timeout_ms=150&socketTimeout=0");
+    assertThat(refusal).contains("for 150ms").doesNotContain("half the lease");
+  }
+
+  @Test
+  void withASocketTimeout_theRefusalNamesHalfOfIt() throws Exception {
+    String refusal =
+        assertHolderNamed(PostgresSchemaLockTest.server.newDatabase(), "?lease_ms=1000");
+    assertThat(refusal).contains("for 500ms (half the driver's socketTimeout)");
+  }
+
+  private static String assertHolderNamed(String database, String parameters) throws Exception {
+    String refusal;
     try (Connection holder = PostgresSchemaLockTest.server.connect(database);
         Statement s = holder.createStatement()) {
       long pid;
@@ -75,9 +96,11 @@ class PostgresSchemaLockHeldTest {
           .contains("lock that serialises creating the journal's tables")
           .contains("pid " + pid)
           .contains("pg_terminate_backend(" + pid + ")");
+      refusal = e.getMessage();
     }
     // Once it is let go, the database opens as ever.
     PostgresJournal.open(at(database, PostgresTestServer.USER, ""), PostgresJournalTest.newName())
         .close();
+    return refusal;
   }
 }
