@@ -388,12 +388,7 @@ class SnapshotRestartTest {
     try (Steward s = open(new KeepingSnapshotStore(snap))) {
       assertThat(s.head().nextSequence()).as("an untouched journal starts").isEqualTo(4);
     }
-    List<String> lines = Files.readAllLines(journal());
-    String line = lines.get(2);
-    int at = line.indexOf("\"prev\":\"") + 8;
-    lines.set(
-        2, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
-    Files.write(journal(), lines);
+    editPrevOfLine(2);
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(snap)).close())
         .isInstanceOfSatisfying(
             StewardStartException.class,
@@ -445,15 +440,20 @@ class SnapshotRestartTest {
     try (Steward s = open(new KeepingSnapshotStore(closing))) {
       assertThat(s.head().nextSequence()).as("an untouched journal starts").isEqualTo(5);
     }
-    List<String> lines = Files.readAllLines(journal());
-    String line = lines.get(2);
-    int at = line.indexOf("\"prev\":\"") + 8;
-    lines.set(
-        2, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
-    Files.write(journal(), lines);
+    editPrevOfLine(2);
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(closing)).close())
         .isInstanceOf(StewardStartException.class)
         .hasMessageContaining("cannot be replayed");
+  }
+
+  /** Flips the first digit of the {@code prev} link on the journal file's line {@code n}. */
+  private void editPrevOfLine(int n) throws Exception {
+    List<String> lines = Files.readAllLines(journal());
+    String line = lines.get(n);
+    int at = line.indexOf("\"prev\":\"") + 8;
+    lines.set(
+        n, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
+    Files.write(journal(), lines);
   }
 
   /** Archives the records {@code snap} covers and removes the segments that hold them. */
