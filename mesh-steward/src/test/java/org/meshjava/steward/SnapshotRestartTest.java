@@ -388,12 +388,7 @@ class SnapshotRestartTest {
     try (Steward s = open(new KeepingSnapshotStore(snap))) {
       assertThat(s.head().nextSequence()).as("an untouched journal starts").isEqualTo(4);
     }
-    List<String> lines = Files.readAllLines(journal());
-    String line = lines.get(2);
-    int at = line.indexOf("\"prev\":\"") + 8;
-    lines.set(
-        2, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
-    Files.write(journal(), lines);
+    editPrevOfLine(2);
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(snap)).close())
         .isInstanceOfSatisfying(
             StewardStartException.class,
@@ -405,6 +400,74 @@ class SnapshotRestartTest {
             .checkRecordsBeforeSnapshot(covered - 1)
             .build()) {
       assertThat(s.head().nextSequence()).as("beyond the check, the edit is not read").isEqualTo(4);
+    }
+  }
+
+  /**
+   * A journal archived up to its snapshot, its segments then removed (SPEC.md §60.8): the read of
+   * the covered records from the first meets {@code ARCHIVED}, and the start goes on to check only
+   * the links the live file still holds, which are whole here, so it starts. Refusing {@code
+   * ARCHIVED} instead would keep every archived journal without its segments from starting.
+   */
+  @Test
+  void archivedJournalWithoutItsSegments_startsFromTheSnapshotCoveringThem() throws Exception {
+    byte[] snap = servedWithSnapshot(new KeepingSnapshotStore(), 4);
+    archiveWithoutSegments(snap);
+    try (Steward s = open(new KeepingSnapshotStore(snap))) {
+      assertThat(s.head().nextSequence()).isEqualTo(4);
+    }
+  }
+
+  /**
+   * The same archived journal served on, so that the live file holds records a later snapshot
+   * covers: one of them edited is refused at start, though the read from the first record stopped
+   * at the missing segments (SPEC.md §60.8).
+   */
+  @Test
+  void archivedJournalWithoutItsSegments_aCoveredRecordEditedInTheLiveFile_refusesTheStart()
+      throws Exception {
+    byte[] first = servedWithSnapshot(new KeepingSnapshotStore(), 3);
+    archiveWithoutSegments(first);
+    KeepingSnapshotStore later = new KeepingSnapshotStore(first);
+    GrantChain chain = f.chain(100_000_000);
+    try (Steward s = open(later)) {
+      for (int i = 0; i < 2; i++) {
+        ServeRequest req = GrantFixture.request("later " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+    }
+    byte[] closing = later.saved.getLast(); // written on close: it covers the whole journal
+    try (Steward s = open(new KeepingSnapshotStore(closing))) {
+      assertThat(s.head().nextSequence()).as("an untouched journal starts").isEqualTo(5);
+    }
+    editPrevOfLine(2);
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(closing)).close())
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("cannot be replayed");
+  }
+
+  /** Flips the first digit of the {@code prev} link on the journal file's line {@code n}. */
+  private void editPrevOfLine(int n) throws Exception {
+    List<String> lines = Files.readAllLines(journal());
+    String line = lines.get(n);
+    int at = line.indexOf("\"prev\":\"") + 8;
+    lines.set(
+        n, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
+    Files.write(journal(), lines);
+  }
+
+  /** Archives the records {@code snap} covers and removes the segments that hold them. */
+  private void archiveWithoutSegments(byte[] snap) throws Exception {
+    assertThat(
+            FileJournal.archive(
+                journal(), () -> Optional.of(org.meshjava.journal.Snapshot.open(snap, f.steward))))
+        .as("records were archived")
+        .isNotEmpty();
+    Path segments = journal().resolveSibling(journal().getFileName() + ".segments");
+    try (var listed = Files.list(segments)) {
+      for (Path segment : listed.toList()) {
+        Files.delete(segment);
+      }
     }
   }
 
