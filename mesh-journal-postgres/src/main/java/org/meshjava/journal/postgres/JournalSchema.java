@@ -1060,18 +1060,6 @@ final class JournalSchema {
   }
 
   /**
-   * Every record line of the journal in sequence order, in one snapshot; a missing sequence (a row
-   * deleted) is refused here, since the lines alone would not show where. For tools: a steward's
-   * journal is streamed instead ({@link #readLines(Connection, JournalTables, String, LineSink)}).
-   */
-  static List<byte[]> readLines(Connection c, JournalTables t, String journal)
-      throws SQLException, JournalException {
-    List<byte[]> lines = new ArrayList<>();
-    readLines(c, t, journal, (seq, line) -> lines.add(line));
-    return lines;
-  }
-
-  /**
    * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot,
    * through a cursor (rows are not loaded at once); a missing sequence (a row deleted) is refused
    * here, since the lines alone would not show where.

@@ -432,22 +432,9 @@ public final class PostgresJournal implements Journal {
    */
   public static List<byte[]> readLines(PostgresLocation location, String name)
       throws JournalException {
-    checkName(name);
-    try (PostgresLocation.Session s = location.session()) {
-      JournalSchema.checkHome(s.connection(), s.tables(), name, location);
-      try {
-        return JournalSchema.readLines(s.connection(), s.tables(), name);
-      } catch (SQLException e) {
-        // An export behind a DBA's lock: the server's words name neither the table nor its holder.
-        throw JournalSchema.holdersNamed(
-            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
-      }
-    } catch (SQLException e) {
-      throw new JournalException(
-          JournalException.Reason.IO,
-          "cannot read journal " + name + " at " + location + ": " + FailureWords.of(e),
-          e);
-    }
+    List<byte[]> lines = new ArrayList<>();
+    readLines(location, name, lines::add);
+    return lines;
   }
 
   /**
@@ -497,6 +484,7 @@ public final class PostgresJournal implements Journal {
       try {
         JournalSchema.readLines(s.connection(), s.tables(), name, (seq, line) -> sink.accept(line));
       } catch (SQLException e) {
+        // An export behind a DBA's lock: the server's words name neither the table nor its holder.
         throw JournalSchema.holdersNamed(
             s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
       }
