@@ -869,6 +869,20 @@ final class JournalSchema {
    */
   static SQLException holdersNamed(
       Connection c, JournalTables t, Duration limit, SQLException e, String... tables) {
+    return holdersNamedIn(c, t, limit, null, e, tables);
+  }
+
+  /**
+   * As {@link #holdersNamed}, for a statement that waited for {@code mode} on a table itself:
+   * naming the holders as {@link #lockTimedOutIn} does.
+   */
+  static SQLException holdersNamedIn(
+      Connection c,
+      JournalTables t,
+      Duration limit,
+      @Nullable String mode,
+      SQLException e,
+      String... tables) {
     if (!lockTimedOut(e)) {
       return e;
     }
@@ -879,7 +893,7 @@ final class JournalSchema {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
-      return new SQLException(lockTimedOut(c, t, limit, tables), e.getSQLState(), e);
+      return new SQLException(lockTimedOutIn(c, t, limit, mode, tables), e.getSQLState(), e);
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       return e;

@@ -176,25 +176,14 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         c.commit();
       } catch (SQLException e) {
         JournalSchema.rolledBack(c, e);
-        if (JournalSchema.lockTimedOut(e) && !c.isClosed()) {
-          // The server's "canceling statement due to lock timeout" names neither the table nor
-          // who holds it, and the DBA's session is what the operator must find.
-          String named;
-          try {
-            // The save's statements each take ROW EXCLUSIVE on the table: a reader's lock beside
-            // the DBA's does not hold it up. A wait for a row (a DBA's FOR UPDATE) finds no
-            // conflicting mode, and every holder is named.
-            named =
-                JournalSchema.lockTimedOutIn(
-                    c, t, location.lockTimeout(), "RowExclusiveLock", "mesh_journal_snapshot");
-          } catch (SQLException notKnown) {
-            // A role that may not read pg_locks: the lock's refusal is still the cause, not this.
-            e.addSuppressed(notKnown);
-            throw e;
-          }
-          throw new SQLException(named, e.getSQLState(), e);
-        }
-        throw e;
+        // The server's "canceling statement due to lock timeout" names neither the table nor who
+        // holds it, and the DBA's session is what the operator must find. The save's statements
+        // each take ROW EXCLUSIVE on the table: a reader's lock beside the DBA's does not hold it
+        // up. A wait for a row (a DBA's FOR UPDATE) finds no conflicting mode, and every holder is
+        // named; a role that may not read pg_locks keeps the lock's refusal, the lookup's failure
+        // suppressed on it.
+        throw JournalSchema.holdersNamedIn(
+            c, t, location.lockTimeout(), "RowExclusiveLock", e, "mesh_journal_snapshot");
       }
     } catch (SQLException e) {
       throw new SnapshotException(
