@@ -43,13 +43,13 @@ public final class CanonicalCbor {
     if (value instanceof CborInt(long v)) {
       int major = v >= 0 ? MAJOR_UNSIGNED : MAJOR_NEGATIVE;
       long arg = v >= 0 ? v : -1 - v;
-      Out out = new Out(null, headSize(arg));
+      Out out = new Out(null, headLength(arg));
       head(out, major, arg);
       return out.buf;
     }
     if (value instanceof CborText(String t)) {
       byte[] raw = t.getBytes(StandardCharsets.UTF_8);
-      Out out = new Out(null, headSize(raw.length) + raw.length);
+      Out out = new Out(null, headLength(raw.length) + raw.length);
       head(out, MAJOR_TEXT, raw.length);
       out.writeBytes(raw);
       return out.buf;
@@ -91,20 +91,6 @@ public final class CanonicalCbor {
   /** Each platform thread's buffer for {@link #encode}; empty between calls. */
   private static final ThreadLocal<Out> SCRATCH =
       ThreadLocal.withInitial(() -> new Out(null, SCRATCH_START));
-
-  /** How many bytes {@link #head} writes for the unsigned argument {@code arg}. */
-  private static int headSize(long arg) {
-    if (arg >= 0 && arg < 24) {
-      return 1;
-    } else if (arg >= 0 && arg <= 0xFF) {
-      return 2;
-    } else if (arg >= 0 && arg <= 0xFFFF) {
-      return 3;
-    } else if (arg >= 0 && arg <= 0xFFFF_FFFFL) {
-      return 5;
-    }
-    return 9;
-  }
 
   /**
    * Returns the canonical encoding of {@code value} as read-only buffers whose concatenation, in
@@ -333,7 +319,7 @@ public final class CanonicalCbor {
   private static void head(Out out, int major, long arg) {
     // Exactly the head's size: a lone integer or text is written into an array of its exact size
     // and returned as it is (encode), so a spare byte here would end up in its encoding.
-    out.reserve(headSize(arg));
+    out.reserve(headLength(arg));
     out.len = putHead(out.buf, out.len, major, arg);
   }
 
@@ -345,7 +331,16 @@ public final class CanonicalCbor {
    * @param arg the head's argument, read as unsigned (a length, an unsigned integer, a tag)
    */
   public static int headLength(long arg) {
-    return headSize(arg);
+    if (arg >= 0 && arg < 24) {
+      return 1;
+    } else if (arg >= 0 && arg <= 0xFF) {
+      return 2;
+    } else if (arg >= 0 && arg <= 0xFFFF) {
+      return 3;
+    } else if (arg >= 0 && arg <= 0xFFFF_FFFFL) {
+      return 5;
+    }
+    return 9;
   }
 
   /**
@@ -365,7 +360,7 @@ public final class CanonicalCbor {
       throw new IllegalArgumentException("a CBOR major type is 0 to 7, not " + major);
     }
     int mt = major << 5;
-    int n = headSize(arg);
+    int n = headLength(arg);
     int i = at;
     switch (n) {
       case 1 -> dst[i++] = (byte) (mt | (int) arg);
