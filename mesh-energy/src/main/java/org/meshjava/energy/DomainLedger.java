@@ -262,6 +262,11 @@ final class DomainLedger implements LivenessProbe.Target {
   // and
   // a lost one would overlap every later window here for the life of the process.
   private OpenWindows.@Nullable Counted enteringWindow;
+  // An expiry may have counted windows out without taking them out of these books (it was cut
+  // short, expireStale): the next sweeps open for them.
+  private boolean expiryOwed;
+  // Not guarded. Run after a read's expiry counted windows out; a no-op but in tests.
+  private volatile Runnable afterCountOut = () -> {};
   private boolean enteringExpired;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
@@ -855,6 +860,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * taken out.
    */
   private void expireStale(long nowNanos) {
+    if (expiryOwed) {
+      sweepCountedOut();
+    }
+    // Owed from here until every window counted out is out of these books: what follows allocates
+    // (the lists, the sets, the lines), and a failure there (an OutOfMemoryError) left a window
+    // counted out of the process's count, which never returns it again, but still in open, not
+    // stale: it took a share of every later segment and overlapped every later window here.
+    expiryOwed = true;
     List<OpenWindows.Counted> elsewhere = OpenWindows.countedOutElsewhere(owner);
     if (!elsewhere.isEmpty()) {
       takeOut(elsewhere);
@@ -866,8 +879,10 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     List<OpenWindows.Expired> expired = OpenWindows.expireStale(hardware, clock, owner, nowNanos);
     if (expired.isEmpty()) {
+      expiryOwed = false;
       return;
     }
+    afterCountOut.run();
     List<OpenWindows.Counted> own = new ArrayList<>();
     for (OpenWindows.Expired e : expired) {
       if (OpenWindows.isOf(e.window(), owner)) {
@@ -878,6 +893,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
     }
     Set<OpenWindows.Counted> taken = takeOut(own);
+    expiryOwed = false;
     for (OpenWindows.Expired e : expired) {
       if (!OpenWindows.isOf(e.window(), owner)) {
         LOG.warn(
@@ -897,6 +913,42 @@ final class DomainLedger implements LivenessProbe.Target {
             e.ageNanos() / 60_000_000_000L);
       }
     }
+  }
+
+  /**
+   * Takes every share no longer in the process's count out of the books, marked stale, and marks
+   * the window an enter is reading for if it is one: after an expiry cut short ({@link
+   * #expiryOwed}), the windows it counted out are known only by that. Allocates nothing beyond the
+   * iterator, and stays owed if it fails. Looks at every open window, so only when owed.
+   */
+  private void sweepCountedOut() {
+    int taken = 0;
+    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
+      Share s = it.next();
+      if (!OpenWindows.isCounted(s.counted)) {
+        it.remove();
+        s.stale = true;
+        taken++;
+      }
+    }
+    if (enteringWindow != null && !OpenWindows.isCounted(enteringWindow)) {
+      enteringExpired = true;
+    }
+    expiryOwed = false;
+    LOG.warn(
+        "an expiry of stale windows on energy counter {} ({}) was cut short; {} window(s) it had"
+            + " taken as gone are now out of the books, their figures the estimator's",
+        channel.name(),
+        channel.domain(),
+        taken);
+  }
+
+  /**
+   * Runs {@code hook} each time a read's expiry has counted stale windows out, before they leave
+   * these books; for tests of a failure there (an allocation), which no channel can cause.
+   */
+  void afterCountOut(Runnable hook) {
+    afterCountOut = Objects.requireNonNull(hook, "hook");
   }
 
   /**
