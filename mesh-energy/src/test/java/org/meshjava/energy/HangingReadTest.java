@@ -7,6 +7,7 @@ import static org.meshjava.energy.ProbedMeter.CPU0;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -364,5 +365,32 @@ class HangingReadTest {
     assertThat(releases.get()).as("released once, by the read that held it").isEqualTo(1);
     meter.close();
     assertThat(releases.get()).isEqualTo(1);
+  }
+
+  @Test
+  void servesOnManyThreadsBesideAReadThatNeverReturns_areEachTheEstimate_andLeaveNothingCounted()
+      throws Exception {
+    aReadHangs();
+    List<Thread> serving = new ArrayList<>();
+    List<Energy> figures = Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < 8; t++) {
+      serving.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    for (int i = 0; i < 50; i++) {
+                      MeterWindow w = meter.open(Set.of(CPU0));
+                      figures.add(w.close(1_000));
+                    }
+                  }));
+    }
+    for (Thread t : serving) {
+      t.join(NO_HANG.toMillis());
+      assertThat(t.isAlive()).as("a serving thread waited on the hung read").isFalse();
+    }
+
+    assertThat(figures).hasSize(400).containsOnly(Energy.estimated(1_000));
+    assertThat(OpenWindows.on(hanging.hardware())).as("no window left counted").isZero();
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading("nothing the serves left overlaps");
   }
 }
