@@ -122,6 +122,15 @@ class HangingReadTest {
     assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
   }
 
+  /** A serve alone is the estimate until a re-probe, and a reading after it. */
+  private void anEstimateUntilAReprobe_thenAReading(String why) {
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("not live until a re-probe")
+        .isEqualTo(Provenance.Estimator);
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
+  }
+
   @AfterEach
   void tearDown() throws InterruptedException {
     readReturns.countDown();
@@ -170,13 +179,7 @@ class HangingReadTest {
                   .contains("a read of the counter (the meter's timed read) held the books")
                   .contains("past the 50 ms wait");
             });
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("not live until a re-probe")
-        .isEqualTo(Provenance.Estimator);
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("nothing the waits left behind overlaps a later serve")
-        .isEqualTo(Provenance.HwShunt);
+    anEstimateUntilAReprobe_thenAReading("nothing the waits left behind overlaps a later serve");
   }
 
   @Test
@@ -289,13 +292,7 @@ class HangingReadTest {
                   .contains("its probe could not record a verdict")
                   .contains("a read of the counter (the meter's timed read) held the books");
             });
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("not live until a re-probe")
-        .isEqualTo(Provenance.Estimator);
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("the re-probe proves it live again")
-        .isEqualTo(Provenance.HwShunt);
+    anEstimateUntilAReprobe_thenAReading("the re-probe proves it live again");
   }
 
   @Test
