@@ -52,12 +52,14 @@ import org.slf4j.event.Level;
  * <p>Thread-safe: every method holds the ledger's lock (its <em>books</em>), which also serialises
  * reads of the channel (channels are not thread-safe) and its release. A read is made holding the
  * books, so one that never returns (an NVML call on a board fallen off the bus, a sysfs read of a
- * wedged device) holds them for good: every method a serve, a health check or the meter's own
- * thread calls waits for them at most {@link #BOOKS_WAIT_NANOS} ({@link #takeBooks}), and then goes
- * on without them, its figure the estimator's. Such a wait running out is a read that held the
- * books too long: whoever takes them next demotes the counter (§3.3: it is no longer proven live),
- * and applies what the serves that gave up could not book ({@link #settleMissed}). Later waiters
- * give up at once until then, so a counter that hangs costs one wait, not one per serve.
+ * wedged device) holds them for good: every method a serve, a health check, a probe or the meter's
+ * own thread calls waits for them at most {@link #BOOKS_WAIT_NANOS} ({@link #takeBooks}), and then
+ * goes on without them, its figure the estimator's (a probe's, a counter unproven). Such a wait
+ * running out is most likely a read that held the books too long, but may be contention or a pause
+ * of the process; what is known is said ({@link #busyFacts}). Whoever takes them next demotes the
+ * counter (§3.3: it is no longer proven live), and applies what those that gave up could not book
+ * ({@link #settleMissed}). Later waiters give up at once until then, so a counter that hangs costs
+ * one wait, not one per serve.
  */
 final class DomainLedger implements LivenessProbe.Target {
   private static final Logger LOG = LoggerFactory.getLogger(DomainLedger.class);
@@ -237,6 +239,17 @@ final class DomainLedger implements LivenessProbe.Target {
   private final AtomicInteger disturbancesUnbooked = new AtomicInteger();
   // Not guarded. The meter closed while the books were held: release at the settle.
   private volatile boolean releaseUnbooked;
+  // Not guarded. A probe's end that could not take the books: applied at the settle, the counter
+  // unproven whatever the probe saw (endProbeUnproven).
+  private volatile boolean probeEndUnbooked;
+  // Not guarded. What the holder of the books is doing (null while they are free), since when
+  // (System.nanoTime), and whether it is in a read of the channel: what a wait that runs out knows.
+  private volatile @Nullable String holderDoing;
+  private volatile long holderSinceNanos;
+  private volatile boolean holderReading;
+  // Not guarded. What the last wait that ran out knew (busyFacts): the status until the settle, and
+  // the settle's demotion, say it.
+  private volatile String busyFacts = "";
   // Not guarded. The channel's maxReadGapNanos as of the last time the books were held.
   private volatile long maxReadGapSeenNanos;
   // Whose windows, in the process's count, are this ledger's.
@@ -249,6 +262,11 @@ final class DomainLedger implements LivenessProbe.Target {
   // and
   // a lost one would overlap every later window here for the life of the process.
   private OpenWindows.@Nullable Counted enteringWindow;
+  // An expiry may have counted windows out without taking them out of these books (it was cut
+  // short, expireStale): the next sweeps open for them.
+  private boolean expiryOwed;
+  // Not guarded. Run after a read's expiry counted windows out; a no-op but in tests.
+  private volatile Runnable afterCountOut = () -> {};
   private boolean enteringExpired;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
@@ -283,8 +301,9 @@ final class DomainLedger implements LivenessProbe.Target {
   private long latestChangeEarliestNanos = Long.MIN_VALUE;
   // Whether a close must find the counter proven moving within the stall bound: set by a meter
   // that reads its counters while windows are open (its watch), without which no window long
-  // enough to be a reading could pass.
-  private boolean watched;
+  // enough to be a reading could pass. Not guarded: set once, never cleared, so setting it waits
+  // for no books (a read that hangs would otherwise hold the meter's start).
+  private volatile boolean watched;
   // The update period: the probe's figure, widened by reads that prove the counter now refreshes
   // more slowly (heldLongerNanos). The stall rule keeps to the probe's own figure, so a counter
   // whose refreshes keep slowing is demoted and re-probed once it holds a value five of them.
@@ -313,8 +332,9 @@ final class DomainLedger implements LivenessProbe.Target {
   // live verdict starts the count over.
   private int errorsSinceLive;
   private String setAsideDetail = "";
-  // Run as a disturbance begins; a no-op but in tests (beforeDisturbance(Runnable)).
-  private Runnable beforeDisturbance = () -> {};
+  // Not guarded. Run as a disturbance begins, holding the books; a no-op but in tests
+  // (beforeDisturbance(Runnable)).
+  private volatile Runnable beforeDisturbance = () -> {};
 
   /**
    * A WARN said this counter is not live (a probe refused it, or it was demoted) and no line has
@@ -361,14 +381,15 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Takes the books, waiting at most {@link #booksWaitNanos} for a holder (none while an earlier
-   * wait's running out is not yet settled); returns whether they were taken, then settled ({@link
-   * #settleMissed}). Uncontended, one compare-and-set. An interrupt does not cut the wait short:
-   * the caller's figure would be graded down for it; it is kept for the caller.
+   * Takes the books for {@code doing} (what a wait running out names as their holder), waiting at
+   * most {@link #booksWaitNanos} for a holder (none while an earlier wait's running out is not yet
+   * settled); returns whether they were taken, then settled ({@link #settleMissed}). Uncontended,
+   * one compare-and-set. An interrupt does not cut the wait short: the caller's figure would be
+   * graded down for it; it is kept for the caller. Given back by {@link #giveBackBooks}.
    */
-  private boolean takeBooks() {
+  private boolean takeBooks(String doing) {
     if (books.tryLock()) {
-      settleHeld();
+      held(doing);
       return true;
     }
     if (waitRanOut) {
@@ -395,43 +416,84 @@ final class DomainLedger implements LivenessProbe.Target {
       }
     }
     if (!taken) {
+      busyFacts = busyFacts();
       waitRanOut = true;
       return false;
     }
-    settleHeld();
+    held(doing);
     return true;
   }
 
-  /**
-   * Takes the books however long they are held: for the probe's own steps, which no serve waits on.
-   */
-  private void takeBooksUnbounded() {
-    books.lock();
+  /** The books were just taken for {@code doing}: noted, then settled. */
+  private void held(String doing) {
+    holderDoing = doing;
+    holderSinceNanos = System.nanoTime();
     settleHeld();
   }
 
+  /** Gives the books back, clearing what {@link #held} noted of their holder. */
+  private void giveBackBooks() {
+    holderDoing = null;
+    books.unlock();
+  }
+
   /**
-   * Settles what waits that ran out left, if any; run whenever the books are taken, and leaves them
-   * held if it throws (the caller's finally releases them).
+   * What is known when a wait for the books runs out: how long they were busy, and who held them
+   * doing what, in a read of the counter or not. A wait also runs out under plain contention or a
+   * pause of the whole process (a long garbage collection), with no read held at all; the words
+   * blame a read only when one was under way.
+   */
+  private String busyFacts() {
+    String doing = holderDoing;
+    boolean reading = holderReading;
+    long heldMs = (System.nanoTime() - holderSinceNanos) / 1_000_000;
+    long waitMs = booksWaitNanos / 1_000_000;
+    if (doing == null) {
+      return "the books were busy for over "
+          + waitMs
+          + " ms, their holder gone as the wait ran out (contention, or a pause of the process)";
+    }
+    if (reading) {
+      return "a read of the counter ("
+          + doing
+          + ") held the books for "
+          + heldMs
+          + " ms, past the "
+          + waitMs
+          + " ms wait";
+    }
+    return "the books were busy for over "
+        + waitMs
+        + " ms, held "
+        + heldMs
+        + " ms by "
+        + doing
+        + ", not in a read of the counter (contention, or a pause of the process)";
+  }
+
+  /**
+   * Settles what waits that ran out left, if any; run whenever the books are taken, and gives them
+   * back if it throws (the caller's finally does so only once they are held).
    */
   private void settleHeld() {
     if (waitRanOut) {
       try {
         settleMissed();
       } catch (RuntimeException | Error e) {
-        books.unlock();
+        giveBackBooks();
         throw e;
       }
     }
   }
 
   /**
-   * A wait for the books ran out: a read held them longer than {@link #booksWaitNanos}. The counter
-   * is demoted (every window open across the hold loses its claim to a reading, and none opened
-   * before its re-probe has one), the windows that closed unbooked leave the books, with the tail
-   * rule running from now, and the disturbances that ended meanwhile are counted out. The serves
-   * that gave up were graded the estimator; windows that opened unbooked are in {@link
-   * OpenWindows}, so every window open beside them is overlapped.
+   * A wait for the books ran out: they were held longer than {@link #booksWaitNanos} (a read that
+   * hung, or contention, or a pause of the process, {@link #busyFacts}). The counter is demoted
+   * (every window open across the hold loses its claim to a reading, and none opened before its
+   * re-probe has one), the windows that closed unbooked leave the books, with the tail rule running
+   * from now, and the disturbances that ended meanwhile are counted out. The serves that gave up
+   * were graded the estimator; windows that opened unbooked are in {@link OpenWindows}, so every
+   * window open beside them is overlapped.
    */
   private void settleMissed() {
     waitRanOut = false;
@@ -452,9 +514,11 @@ final class DomainLedger implements LivenessProbe.Target {
     if (state == CounterState.LIVE && !released) {
       demote(
           CounterIssue.READ_FAILED,
-          "a read held the counter for over "
-              + booksWaitNanos / 1_000_000
-              + " ms; figures on its domain meanwhile were the estimator's");
+          busyFacts + "; figures on its domain meanwhile were the estimator's");
+    }
+    if (probeEndUnbooked) {
+      probeEndUnbooked = false;
+      endProbeUnproven(nowNanos);
     }
     if (releaseUnbooked) {
       releaseHeld();
@@ -486,7 +550,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * past the wait, the figure as they last left it.
    */
   long maxReadGapNanos() {
-    if (!takeBooks()) {
+    if (!takeBooks("the read-gap check")) {
       return maxReadGapSeenNanos;
     }
     try {
@@ -494,24 +558,24 @@ final class DomainLedger implements LivenessProbe.Target {
       maxReadGapSeenNanos = gap;
       return gap;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
   /** Whether the counter is live; not while a read holds the books past the wait. */
   boolean isLive() {
-    return fromBooks(() -> state == CounterState.LIVE ? 1 : 0, 0) == 1;
+    return fromBooks("a liveness check", () -> state == CounterState.LIVE ? 1 : 0, 0) == 1;
   }
 
   /** What {@code held} reads from the books, or {@code otherwise} if they cannot be taken. */
-  private long fromBooks(LongSupplier held, long otherwise) {
-    if (!takeBooks()) {
+  private long fromBooks(String doing, LongSupplier held, long otherwise) {
+    if (!takeBooks(doing)) {
       return otherwise;
     }
     try {
       return held.getAsLong();
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -521,7 +585,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * refreshing more slowly than its probe saw), else 0 (no reads at all).
    */
   long watchEveryNanos() {
-    return fromBooks(this::watchEveryHeld, 0);
+    return fromBooks("the watch's schedule", this::watchEveryHeld, 0);
   }
 
   private long watchEveryHeld() {
@@ -546,12 +610,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * by the meter whose watch reads this counter while windows are open on it.
    */
   void watched() {
-    takeBooksUnbounded();
-    try {
-      watched = true;
-    } finally {
-      books.unlock();
-    }
+    watched = true;
   }
 
   /**
@@ -559,17 +618,18 @@ final class DomainLedger implements LivenessProbe.Target {
    * books past the wait.
    */
   long updatePeriodNanos() {
-    return fromBooks(() -> state == CounterState.LIVE ? updatePeriodNanos : 0, 0);
+    return fromBooks(
+        "an update-period check", () -> state == CounterState.LIVE ? updatePeriodNanos : 0, 0);
   }
 
   /** The counter's status; not live while a read holds the books past the wait. */
   CounterStatus status() {
-    if (!takeBooks()) {
+    if (!takeBooks("a status report")) {
       return CounterStatus.notLive(
           channel.name(),
           channel.domain(),
           CounterIssue.READ_FAILED,
-          "a read of the counter has not returned within " + booksWaitNanos / 1_000_000 + " ms");
+          busyFacts + "; figures on its domain are the estimator's until they are free");
     }
     try {
       String facts = channel.statusNote().map(n -> detail + "; " + n).orElse(detail);
@@ -581,7 +641,7 @@ final class DomainLedger implements LivenessProbe.Target {
               Objects.requireNonNull(issue, "a counter that is not live has an issue"),
               facts);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -590,7 +650,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * trusted at open only if the counter is live, no probe is disturbing it, and it was read.
    */
   Share enter(long nowNanos) {
-    if (!takeBooks()) {
+    if (!takeBooks("a window's open")) {
       // A read holds the books: the window is counted on the counter, so every window beside it
       // is overlapped, and is no reading itself. The settle demotes the counter, so windows open
       // here now, which the books cannot mark, lose their claim to a reading too.
@@ -610,7 +670,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       return enterHeld(nowNanos);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -697,7 +757,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * already counted, which gives them less, never more).
    */
   void foreignEntered(long nowNanos) {
-    if (!takeBooks()) {
+    if (!takeBooks("another meter's window opening")) {
       waitRanOut = true; // again, should a settle have cleared it since the wait gave up
       return; // the settle demotes the counter: no window open here now is a reading
     }
@@ -709,7 +769,7 @@ final class DomainLedger implements LivenessProbe.Target {
           s.overlapped = true;
         }
       } finally {
-        books.unlock();
+        giveBackBooks();
       }
     }
   }
@@ -720,14 +780,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * holds the end of that serve (the tail rule, across meters as within one).
    */
   void foreignLeft(long nowNanos) {
-    if (!takeBooks()) {
+    if (!takeBooks("another meter's window closing")) {
       waitRanOut = true; // again, should a settle have cleared it since the wait gave up
       return; // the settle demotes the counter, and runs the tail rule from then
     }
     try {
       leftHeld(nowNanos);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -800,6 +860,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * taken out.
    */
   private void expireStale(long nowNanos) {
+    if (expiryOwed) {
+      sweepCountedOut();
+    }
+    // Owed from here until every window counted out is out of these books: what follows allocates
+    // (the lists, the sets, the lines), and a failure there (an OutOfMemoryError) left a window
+    // counted out of the process's count, which never returns it again, but still in open, not
+    // stale: it took a share of every later segment and overlapped every later window here.
+    expiryOwed = true;
     List<OpenWindows.Counted> elsewhere = OpenWindows.countedOutElsewhere(owner);
     if (!elsewhere.isEmpty()) {
       takeOut(elsewhere);
@@ -811,8 +879,10 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     List<OpenWindows.Expired> expired = OpenWindows.expireStale(hardware, clock, owner, nowNanos);
     if (expired.isEmpty()) {
+      expiryOwed = false;
       return;
     }
+    afterCountOut.run();
     List<OpenWindows.Counted> own = new ArrayList<>();
     for (OpenWindows.Expired e : expired) {
       if (OpenWindows.isOf(e.window(), owner)) {
@@ -823,6 +893,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
     }
     Set<OpenWindows.Counted> taken = takeOut(own);
+    expiryOwed = false;
     for (OpenWindows.Expired e : expired) {
       if (!OpenWindows.isOf(e.window(), owner)) {
         LOG.warn(
@@ -842,6 +913,42 @@ final class DomainLedger implements LivenessProbe.Target {
             e.ageNanos() / 60_000_000_000L);
       }
     }
+  }
+
+  /**
+   * Takes every share no longer in the process's count out of the books, marked stale, and marks
+   * the window an enter is reading for if it is one: after an expiry cut short ({@link
+   * #expiryOwed}), the windows it counted out are known only by that. Allocates nothing beyond the
+   * iterator, and stays owed if it fails. Looks at every open window, so only when owed.
+   */
+  private void sweepCountedOut() {
+    int taken = 0;
+    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
+      Share s = it.next();
+      if (!OpenWindows.isCounted(s.counted)) {
+        it.remove();
+        s.stale = true;
+        taken++;
+      }
+    }
+    if (enteringWindow != null && !OpenWindows.isCounted(enteringWindow)) {
+      enteringExpired = true;
+    }
+    expiryOwed = false;
+    LOG.warn(
+        "an expiry of stale windows on energy counter {} ({}) was cut short; {} window(s) it had"
+            + " taken as gone are now out of the books, their figures the estimator's",
+        channel.name(),
+        channel.domain(),
+        taken);
+  }
+
+  /**
+   * Runs {@code hook} each time a read's expiry has counted stale windows out, before they leave
+   * these books; for tests of a failure there (an allocation), which no channel can cause.
+   */
+  void afterCountOut(Runnable hook) {
+    afterCountOut = Objects.requireNonNull(hook, "hook");
   }
 
   /**
@@ -874,18 +981,18 @@ final class DomainLedger implements LivenessProbe.Target {
     share.left = true;
     if (!share.booked) {
       // Like another meter's window: its leave ends a segment, and its tail lands in the next.
-      if (takeBooks()) {
+      if (takeBooks("a window's close")) {
         try {
           leftHeld(nowNanos);
         } finally {
-          books.unlock();
+          giveBackBooks();
         }
       } else {
         waitRanOut = true; // the settle runs the tail rule from then
       }
       return new Exit(false, 0, 0, true);
     }
-    if (!takeBooks()) {
+    if (!takeBooks("a window's close")) {
       // A read holds the books: the share leaves them at the settle, which also demotes the
       // counter and runs the tail rule from then.
       leftUnbooked.add(share);
@@ -895,7 +1002,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       return leaveHeld(share, nowNanos);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -955,7 +1062,7 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
   void poll() {
-    if (!takeBooks()) {
+    if (!takeBooks("the meter's timed read")) {
       return;
     }
     try {
@@ -963,19 +1070,29 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       failed(e);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
-  /** Reads the counter for a probe, keeping the segment books straight. */
+  /**
+   * Reads the counter for a probe, keeping the segment books straight. Waits for the books as a
+   * serve does: when the wait runs out the read fails (the probe judges the counter not live, and
+   * proves nothing of it), rather than hold the probe, and with it every window of the process
+   * disturbed, for as long as another read hangs. A probe's own read that hangs still holds it.
+   */
   @Override
   public long readLivenessMark() throws CounterException {
-    takeBooksUnbounded();
+    if (!takeBooks("a probe's read")) {
+      waitRanOut = true; // again, should a settle have cleared it since the wait gave up
+      throw new CounterException(
+          CounterIssue.READ_FAILED,
+          "the probe could not read " + channel.name() + ": " + busyFacts);
+    }
     try {
       segment(clock.nanoTime(), true);
       return lastMark;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -986,14 +1103,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * window of the process disturbed.
    */
   boolean beginProbe() {
-    if (!takeBooks()) {
+    if (!takeBooks("a probe's start")) {
       return false;
     }
     try {
       beginProbeHeld();
       return true;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -1013,23 +1130,27 @@ final class DomainLedger implements LivenessProbe.Target {
     probeWanted = false;
   }
 
-  /** Records a probe's verdict. */
+  /**
+   * Records a probe's verdict. When the wait for the books runs out the verdict is dropped, and the
+   * settle ends the probe with the counter unproven ({@link #endProbeUnproven}): a probe that could
+   * not finish proves nothing live, and waiting would hold its thread, with every window of the
+   * process disturbed, for as long as a read hangs.
+   */
   void endProbe(LivenessVerdict verdict, long nowNanos) {
-    takeBooksUnbounded();
+    if (!takeBooks("a probe's end")) {
+      probeEndUnbooked = true;
+      waitRanOut = true; // after the flag: a settle that cleared it has not seen the flag
+      return;
+    }
     try {
       endProbeHeld(verdict, nowNanos);
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
   private void endProbeHeld(LivenessVerdict verdict, long nowNanos) {
-    tellProbing(false);
-    epoch++;
-    lastProbeNanos = nowNanos;
-    lastChangeNanos = nowNanos;
-    currentHeldNanos = 0;
-    previousHeldNanos = 0;
+    probeEnded(nowNanos);
     detail = verdict.detail();
     if (verdict.isLive()) {
       state = CounterState.LIVE;
@@ -1056,6 +1177,36 @@ final class DomainLedger implements LivenessProbe.Target {
     }
   }
 
+  /** What every end of a probe does, whatever its verdict. */
+  private void probeEnded(long nowNanos) {
+    tellProbing(false);
+    epoch++;
+    lastProbeNanos = nowNanos;
+    lastChangeNanos = nowNanos;
+    currentHeldNanos = 0;
+    previousHeldNanos = 0;
+  }
+
+  /**
+   * Ends a probe whose end could not take the books ({@link #endProbe}): the counter is left not
+   * live, whatever the probe saw, and its re-probe is asked for as at a demotion (with its
+   * backoff), since the probe's own verdict ({@code PROBING}) would otherwise stand until the
+   * periodic re-probe.
+   */
+  private void endProbeUnproven(long nowNanos) {
+    probeEnded(nowNanos);
+    updatePeriodNanos = 0;
+    probedPeriodNanos = 0;
+    String facts = "its probe could not record a verdict: " + busyFacts;
+    if (released) {
+      state = CounterState.NOT_LIVE;
+      issue = CounterIssue.READ_FAILED;
+      detail = facts;
+      return;
+    }
+    demote(CounterIssue.READ_FAILED, facts);
+  }
+
   /**
    * Tells the channel a probe began or ended; a channel that throws cannot stop the probe's books.
    */
@@ -1074,7 +1225,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * counter's re-probe, which its own meter may run to the end while this probe still burns.
    */
   void beginDisturbance() {
-    if (!takeBooks()) {
+    if (!takeBooks("a probe's disturbance beginning")) {
       disturbancesUnbooked.incrementAndGet();
       waitRanOut = true; // again, should a settle have cleared it since the wait gave up
       return;
@@ -1084,7 +1235,7 @@ final class DomainLedger implements LivenessProbe.Target {
       disturbances++;
       epoch++;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -1093,17 +1244,12 @@ final class DomainLedger implements LivenessProbe.Target {
    * failure there (a stack overflow entering the books), which no channel can cause.
    */
   void beforeDisturbance(Runnable hook) {
-    takeBooksUnbounded();
-    try {
-      beforeDisturbance = Objects.requireNonNull(hook, "hook");
-    } finally {
-      books.unlock();
-    }
+    beforeDisturbance = Objects.requireNonNull(hook, "hook");
   }
 
   /** A probe has ended; counted at the settle when a read holds the books past the wait. */
   void endDisturbance() {
-    if (!takeBooks()) {
+    if (!takeBooks("a probe's disturbance ending")) {
       disturbancesUnbooked.decrementAndGet();
       waitRanOut = true;
       return;
@@ -1112,7 +1258,7 @@ final class DomainLedger implements LivenessProbe.Target {
       disturbances--;
       epoch++;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -1121,7 +1267,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * its backoff has passed); returns true at most once until {@link #probeFinished()}.
    */
   boolean claimProbe(long nowNanos) {
-    if (probeScheduled || !takeBooks()) {
+    if (probeScheduled || !takeBooks("a probe's claim")) {
       return false;
     }
     try {
@@ -1135,7 +1281,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
       return false;
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -1149,7 +1295,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * the wait, the release is left to their settle (the channel is not thread-safe).
    */
   void release() {
-    if (!takeBooks()) {
+    if (!takeBooks("the meter's close")) {
       releaseUnbooked = true;
       waitRanOut = true;
       return;
@@ -1157,7 +1303,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       releaseHeld();
     } finally {
-      books.unlock();
+      giveBackBooks();
     }
   }
 
@@ -1252,6 +1398,16 @@ final class DomainLedger implements LivenessProbe.Target {
     if (!forProbe && errorsSinceLive >= ERRORS_BEFORE_SET_ASIDE) {
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail);
     }
+    holderReading = true;
+    try {
+      return readTimed(forProbe);
+    } finally {
+      holderReading = false;
+    }
+  }
+
+  /** {@link #readChannel} once the counter is not set aside, {@link #holderReading} set. */
+  private long readTimed(boolean forProbe) throws CounterException {
     try {
       return channel.readTotalUj();
     } catch (RuntimeException e) {

@@ -303,6 +303,13 @@ final class OpenWindows {
     }
   }
 
+  /** Whether {@code window} is still in its counter's count: opened, and not yet counted out. */
+  static boolean isCounted(Counted window) {
+    synchronized (LOCK) {
+      return window.in;
+    }
+  }
+
   /** Whether {@code window} belongs to {@code owner}. */
   static boolean isOf(Counted window, Owner owner) {
     return window.owner == owner;

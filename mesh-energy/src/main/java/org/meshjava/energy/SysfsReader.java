@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,28 @@ interface SysfsReader {
     }
   }
 
-  /** Reads the real file. */
+  /**
+   * The most a sysfs attribute holds: one page, which is 64 KiB at most on the kernels this runs on
+   * (arm64 and ppc64 with large pages; 4 KiB elsewhere).
+   */
+  int MAX_ATTRIBUTE_BYTES = 65_536;
+
+  /**
+   * Reads the real file, at most {@link #MAX_ATTRIBUTE_BYTES}: a file that holds more is not a
+   * sysfs attribute (a root given to discovery that is not sysfs, a file replaced), and read whole
+   * it took memory for all of it, and past 2 GiB threw an {@link OutOfMemoryError} into the serve
+   * instead of failing the read.
+   */
   SysfsReader FILES =
-      file -> new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
+      file -> {
+        byte[] text;
+        try (InputStream in = Files.newInputStream(file)) {
+          text = in.readNBytes(MAX_ATTRIBUTE_BYTES + 1);
+        }
+        if (text.length > MAX_ATTRIBUTE_BYTES) {
+          throw new IOException(
+              file + " holds more than " + MAX_ATTRIBUTE_BYTES + " bytes: not a sysfs attribute");
+        }
+        return new String(text, StandardCharsets.US_ASCII).trim();
+      };
 }

@@ -7,11 +7,13 @@ import static org.meshjava.energy.ProbedMeter.CPU0;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
@@ -23,8 +25,9 @@ import org.meshjava.core.Provenance;
  * of a wedged device) holds its ledger's books; a serve on its domain waits for them at most the
  * ledger's bound, and is then graded the estimate (§3.3: the counter is no longer proven live)
  * rather than hang. Once the read returns, the counter is demoted, and what the serves could not
- * book is settled: after a re-probe a serve alone is a reading again. The read blocks on a latch;
- * the bound is 50 ms.
+ * book is settled: after a re-probe a serve alone is a reading again. A probe that finds the books
+ * held past the wait ends without waiting, the counter unproven. The read blocks on a latch; the
+ * bound is 50 ms.
  */
 class HangingReadTest {
   private static final Duration NO_HANG = Duration.ofSeconds(10);
@@ -35,12 +38,17 @@ class HangingReadTest {
   private final AtomicBoolean hangNextRead = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
+  private final AtomicInteger reads = new AtomicInteger();
+  private final AtomicInteger releases = new AtomicInteger();
+  // Run once after the next burn of a probe, on the probe's thread (set by a test).
+  private final AtomicBoolean hangAfterNextBurn = new AtomicBoolean();
 
   /** The counter, whose next read blocks once {@link #hangNextRead} is set, until released. */
   private final EnergyChannel hanging =
       new ForwardingChannel(cpu) {
         @Override
         public long readTotalUj() throws CounterException {
+          reads.incrementAndGet();
           if (hangNextRead.getAndSet(false)) {
             readHanging.countDown();
             try {
@@ -51,9 +59,41 @@ class HangingReadTest {
           }
           return super.readTotalUj();
         }
+
+        @Override
+        public void release() {
+          releases.incrementAndGet();
+        }
       };
 
-  private final CounterMeter meter = ProbedMeter.overPackageZero(hanging, clock, scheduled::add);
+  /** The fake clock, but for a read set hanging after a probe's next burn ({@link #hangAfter}). */
+  private final ProbeClock probeClock =
+      new ProbeClock() {
+        @Override
+        public long nanoTime() {
+          return clock.nanoTime();
+        }
+
+        @Override
+        public void burnUntil(long deadlineNanos) {
+          clock.burnUntil(deadlineNanos);
+          if (hangAfterNextBurn.getAndSet(false)) {
+            try {
+              aReadHangs();
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+          }
+        }
+
+        @Override
+        public void idleUntil(long deadlineNanos) {
+          clock.idleUntil(deadlineNanos);
+        }
+      };
+
+  private final CounterMeter meter =
+      ProbedMeter.overPackageZero(hanging, probeClock, scheduled::add);
   private Thread holder;
 
   HangingReadTest() {
@@ -78,6 +118,15 @@ class HangingReadTest {
   private void theReadReturns_andAfterAReprobeAServeAloneIsAReading(String why)
       throws InterruptedException {
     theReadReturns();
+    meter.probeNow();
+    assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
+  }
+
+  /** A serve alone is the estimate until a re-probe, and a reading after it. */
+  private void anEstimateUntilAReprobe_thenAReading(String why) {
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("not live until a re-probe")
+        .isEqualTo(Provenance.Estimator);
     meter.probeNow();
     assertThat(ProbedMeter.serveAlone(meter, clock)).as(why).isEqualTo(Provenance.HwShunt);
   }
@@ -113,7 +162,9 @@ class HangingReadTest {
             s -> {
               assertThat(s.state()).isEqualTo(CounterState.NOT_LIVE);
               assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
-              assertThat(s.detail()).contains("has not returned within 50 ms");
+              assertThat(s.detail())
+                  .contains("a read of the counter (the meter's timed read) held the books")
+                  .contains("past the 50 ms wait");
             });
 
     theReadReturns();
@@ -124,15 +175,11 @@ class HangingReadTest {
               assertThat(s.issue())
                   .as("demoted once the read returned")
                   .contains(CounterIssue.READ_FAILED);
-              assertThat(s.detail()).contains("a read held the counter for over 50 ms");
+              assertThat(s.detail())
+                  .contains("a read of the counter (the meter's timed read) held the books")
+                  .contains("past the 50 ms wait");
             });
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("not live until a re-probe")
-        .isEqualTo(Provenance.Estimator);
-    meter.probeNow();
-    assertThat(ProbedMeter.serveAlone(meter, clock))
-        .as("nothing the waits left behind overlaps a later serve")
-        .isEqualTo(Provenance.HwShunt);
+    anEstimateUntilAReprobe_thenAReading("nothing the waits left behind overlaps a later serve");
   }
 
   @Test
@@ -218,5 +265,129 @@ class HangingReadTest {
 
     theReadReturns_andAfterAReprobeAServeAloneIsAReading(
         "no disturbance is left counted: a serve alone is a reading");
+  }
+
+  @Test
+  void aReadHangingInsideAProbe_endsTheProbeWithoutWaiting_andLeavesTheCounterUnproven()
+      throws Exception {
+    hangAfterNextBurn.set(true);
+
+    List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
+
+    assertThat(probed)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).isEqualTo(CounterState.NOT_LIVE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+            });
+    theReadReturns();
+    assertThat(meter.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).as("the probe proved nothing").isEqualTo(CounterState.NOT_LIVE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail())
+                  .contains("its probe could not record a verdict")
+                  .contains("a read of the counter (the meter's timed read) held the books");
+            });
+    anEstimateUntilAReprobe_thenAReading("the re-probe proves it live again");
+  }
+
+  @Test
+  void holdingClosesToTheStallBoundWhileAReadHangs_doesNotWaitForIt() throws Exception {
+    aReadHangs();
+
+    assertTimeoutPreemptively(NO_HANG, () -> clock.watch(meter));
+
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading("a serve alone after the read returned");
+  }
+
+  @Test
+  void booksBusyWithoutARead_areNotBlamedOnARead_beforeOrAfterTheyAreFree() throws Exception {
+    DomainLedger ledger = meter.ledger(CPU0);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    ledger.beforeDisturbance(
+        () -> {
+          holding.countDown();
+          try {
+            letGo.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    holder = Thread.ofPlatform().name("busy-books").start(ledger::beginDisturbance);
+    assertThat(holding.await(10, TimeUnit.SECONDS)).as("the books are held").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+    ledger.beforeDisturbance(() -> {});
+    letGo.countDown();
+    holder.join(TimeUnit.SECONDS.toMillis(10));
+    List<CounterStatus> after = meter.counters();
+    ledger.endDisturbance();
+
+    for (List<CounterStatus> said : List.of(during, after)) {
+      assertThat(said)
+          .singleElement()
+          .satisfies(
+              s -> {
+                assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+                assertThat(s.detail())
+                    .contains("the books were busy for over 50 ms")
+                    .contains("by a probe's disturbance beginning, not in a read of the counter")
+                    .doesNotContain("held the books");
+              });
+    }
+  }
+
+  @Test
+  void servesBesideAReadThatNeverReturns_touchNothingOfTheCounter_andItIsReleasedOnceAfter()
+      throws Exception {
+    aReadHangs();
+    int readsBefore = reads.get();
+
+    for (int i = 0; i < 1_000; i++) {
+      assertThat(serve()).isEqualTo(Energy.estimated(1_000));
+    }
+    meter.close();
+
+    assertThat(reads.get())
+        .as("no serve read the counter, so none opened anything")
+        .isEqualTo(readsBefore);
+    assertThat(OpenWindows.on(hanging.hardware())).as("no window left counted").isZero();
+    assertThat(releases.get()).as("not released under the hung read").isZero();
+    theReadReturns();
+    assertThat(releases.get()).as("released once, by the read that held it").isEqualTo(1);
+    meter.close();
+    assertThat(releases.get()).isEqualTo(1);
+  }
+
+  @Test
+  void servesOnManyThreadsBesideAReadThatNeverReturns_areEachTheEstimate_andLeaveNothingCounted()
+      throws Exception {
+    aReadHangs();
+    List<Thread> serving = new ArrayList<>();
+    List<Energy> figures = Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < 8; t++) {
+      serving.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    for (int i = 0; i < 50; i++) {
+                      MeterWindow w = meter.open(Set.of(CPU0));
+                      figures.add(w.close(1_000));
+                    }
+                  }));
+    }
+    for (Thread t : serving) {
+      t.join(NO_HANG.toMillis());
+      assertThat(t.isAlive()).as("a serving thread waited on the hung read").isFalse();
+    }
+
+    assertThat(figures).hasSize(400).containsOnly(Energy.estimated(1_000));
+    assertThat(OpenWindows.on(hanging.hardware())).as("no window left counted").isZero();
+    theReadReturns_andAfterAReprobeAServeAloneIsAReading("nothing the serves left overlaps");
   }
 }
