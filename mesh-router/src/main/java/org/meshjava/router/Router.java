@@ -42,7 +42,8 @@ public final class Router {
    * Creates a router over {@code backends} in registration order.
    *
    * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name is
-   *     empty or holds a control character
+   *     empty or holds a control character, a line or paragraph separator (U+2028, U+2029) or a
+   *     format character (a bidirectional override, a zero-width character, U+FEFF)
    */
   public Router(List<? extends ServingEngine> backends) {
     this(backends, Map.of());
