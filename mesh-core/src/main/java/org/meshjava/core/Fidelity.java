@@ -1,5 +1,6 @@
 package org.meshjava.core;
 
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -52,8 +53,12 @@ public enum Fidelity {
    * {@code f}, white space, a sign, a digit other than ASCII's), so that each reader refuses it in
    * its own words. The one textual form every configuration and request reader shares, so that a
    * level one of them accepts is accepted by all. Pure: safe from any thread.
+   *
+   * @throws NullPointerException if {@code text} is null, saying so: an absent setting is the
+   *     caller's to default or refuse, not a text that names no level
    */
   public static Optional<Fidelity> parse(String text) {
+    Objects.requireNonNull(text, "the text of a fidelity level (F0-F4 or 0-4) is null");
     int digit = text.length() == 2 && text.charAt(0) == 'F' ? 1 : 0;
     if (text.length() != digit + 1) {
       return Optional.empty();

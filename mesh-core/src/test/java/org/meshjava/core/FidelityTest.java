@@ -45,6 +45,13 @@ class FidelityTest {
   }
 
   @Test
+  void parse_ofNull_saysWhatWasNull() {
+    assertThatThrownBy(() -> Fidelity.parse(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("the text of a fidelity level (F0-F4 or 0-4) is null");
+  }
+
+  @Test
   void meets_isAtLeast_notExactly() {
     assertThat(Fidelity.F3.meets(Fidelity.F2)).isTrue();
     assertThat(Fidelity.F2.meets(Fidelity.F2)).isTrue();

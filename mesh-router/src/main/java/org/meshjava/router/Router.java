@@ -42,7 +42,8 @@ public final class Router {
    * Creates a router over {@code backends} in registration order.
    *
    * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name is
-   *     empty or holds a control character
+   *     empty or holds a control character, a line or paragraph separator (U+2028, U+2029) or a
+   *     format character (a bidirectional override, a zero-width character, U+FEFF)
    */
   public Router(List<? extends ServingEngine> backends) {
     this(backends, Map.of());
@@ -64,10 +65,14 @@ public final class Router {
       String name = b.name();
       // The name goes into the one-line justification and the receipt's backend field; refusing
       // it here beats refusing the receipt after the engine has already done the work.
-      if (name.isEmpty() || name.chars().anyMatch(Character::isISOControl)) {
+      if (name.isEmpty() || name.codePoints().anyMatch(Router::breaksALine)) {
         throw new IllegalArgumentException(
-            "a backend name must be non-empty, without control characters: '"
-                + name.replace('\n', ' ').replace('\r', ' ')
+            "a backend name must be non-empty, without control, line-separator or format"
+                + " characters: '"
+                + name.codePoints()
+                    .map(c -> breaksALine(c) ? ' ' : c)
+                    .collect(
+                        StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
                 + "'");
       }
       if (!names.add(name)) {
@@ -84,6 +89,21 @@ public final class Router {
     this.backends = List.copyOf(backends);
     this.names = List.copyOf(registered);
     this.caps = Map.copyOf(caps);
+  }
+
+  /**
+   * Whether {@code c} may not stand in a backend name: a control character (the rule every other
+   * name here keeps, a recipe's and a model's), and also what a log or JSON reader takes for the
+   * end of a line or a hidden reordering although Java calls it no control: U+2028 and U+2029
+   * (which JavaScript reads as line ends), and format characters such as the bidirectional
+   * overrides and U+FEFF, which make a name print as another.
+   */
+  private static boolean breaksALine(int c) {
+    int type = Character.getType(c);
+    return Character.isISOControl(c)
+        || type == Character.LINE_SEPARATOR
+        || type == Character.PARAGRAPH_SEPARATOR
+        || type == Character.FORMAT;
   }
 
   /**

@@ -150,6 +150,33 @@ class RouterEdgesTest {
             () -> new Router(List.of(StubBackend.of("evil\nname\rhere", Fidelity.F2, 1))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "a backend name must be non-empty, without control characters: 'evil name here'");
+            "a backend name must be non-empty, without control, line-separator or format"
+                + " characters: 'evil name here'");
+  }
+
+  /**
+   * Java calls none of these a control character, but a JSON reader in JavaScript ends a line at
+   * U+2028 and U+2029, a log viewer may too, and a format character (a bidirectional override, a
+   * zero-width space, a byte-order mark) makes a name print as another: each is refused at
+   * registration, and the refusal's own words hold none of them.
+   */
+  @Test
+  void aNameWithALineOrParagraphSeparatorOrAFormatCharacter_isRefused_namedOnOneLine() {
+    for (String bad :
+        new String[] {
+          "a\u2028b", "a\u2029b", "a\u0085b", "a\u202eb", "a\u200bb", "\ufeffab", "a\udb40\udc01b"
+        }) {
+      assertThatThrownBy(() -> new Router(List.of(StubBackend.of(bad, Fidelity.F2, 1))))
+          .as("%s", bad.codePoints().mapToObj(Integer::toHexString).toList())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("a backend name must be non-empty")
+          .hasMessageNotContaining(bad.replaceAll("[ab]", ""));
+    }
+  }
+
+  @Test
+  void aNameOfLettersBeyondAscii_isRegistered() throws Exception {
+    Router router = new Router(List.of(StubBackend.of("ünï☃-中-😀", Fidelity.F2, 1)));
+    assertThat(router.route(REQUEST).chosen().name()).isEqualTo("ünï☃-中-😀");
   }
 }

@@ -15,7 +15,14 @@ public interface SignedCoreSink<X extends Exception> {
   /** Writes a text field. */
   void text(String key, String value) throws X;
 
-  /** Writes an unsigned integer field ({@code value} is never negative). */
+  /**
+   * Writes an unsigned integer field. No caller passes a negative {@code value}: every integer of a
+   * core is one {@code SignedCore.decode} reads as unsigned, from a receipt whose fields are
+   * checked non-negative or from a payload that opened as one. A sink need not refuse a negative
+   * (the seal's, {@code SignedCoreBytes}, writes one as CBOR's negative integer, as the map built
+   * by {@code SignedCore.encode} would, so that the two stay byte for byte equal whatever they
+   * get).
+   */
   void uint(String key, long value) throws X;
 
   /** Writes a byte-string field; {@code value} is read, not kept. */

@@ -597,6 +597,18 @@ final class GrantCases {
         "not_json");
     refuse(
         c,
+        "byte-order-mark",
+        "a body that begins with a byte-order mark (U+FEFF, the bytes EF BB BF): JSON on the wire is UTF-8 without one, so a body has one reading byte for byte (RFC 8259 §8.1, SPEC 70)",
+        "\uFEFF{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "not_utf8");
+    refuse(
+        c,
+        "zero-byte",
+        "a body holding a zero byte, which UTF-8 JSON never holds raw and UTF-16 or UTF-32 JSON always does (SPEC 70)",
+        "{\"input\":\"H\u0000i\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "not_utf8");
+    refuse(
+        c,
         "metadata-exponent",
         "a ceiling written 1e3",
         "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1e3\"}}",

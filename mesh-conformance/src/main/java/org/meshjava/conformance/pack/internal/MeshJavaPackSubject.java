@@ -1,7 +1,5 @@
 package org.meshjava.conformance.pack.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,6 +27,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -93,10 +92,6 @@ public class MeshJavaPackSubject {
   private static final HexFormat HEX = HexFormat.of();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final ObjectMapper STRICT_JSON =
-      new ObjectMapper()
-          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   /** Creates the subject. */
   public MeshJavaPackSubject() {}
@@ -458,15 +453,15 @@ public class MeshJavaPackSubject {
 
   // --- the OpenAI binding ----------------------------------------------------------------------
 
+  /**
+   * The request {@code body} derives to, read as the binding reads a body it is sent: the bytes of
+   * the text's UTF-8 encoding, through {@link GrantedServeRequest#parseBody}, so that a byte-order
+   * mark or a zero byte is {@code not_utf8} here as on the wire (read as Java text, a mark was
+   * parsed or refused as JSON, and {@code not_utf8} could never be answered).
+   */
   private static ObjectNode deriveRequest(JsonNode in) throws Refusal {
-    JsonNode body;
     try {
-      body = STRICT_JSON.readTree(in.path("body").asText());
-    } catch (IOException e) {
-      throw new Refusal("not_json", e.getMessage());
-    }
-    try {
-      ServeRequest r = GrantedServeRequest.derive(body);
+      ServeRequest r = GrantedServeRequest.derive(GrantedServeRequest.parseBody(utf8(in, "body")));
       ObjectNode out = NODES.objectNode();
       out.put("request", HEX.formatHex(r.encode()));
       out.put("request_id", r.id().hex());
@@ -477,6 +472,19 @@ public class MeshJavaPackSubject {
       // which for a field out of range or of the wrong type is OpenAI's own word
       // (integer_below_min_value, invalid_type) and is mesh-java's HTTP binding's alone.
       throw new Refusal(e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
+    }
+  }
+
+  /**
+   * The UTF-8 bytes of text field {@code field}, encoded as a prompt's text is ({@link
+   * PromptText#of(String)}); a text that has none (an unpaired surrogate) is refused {@code
+   * not_utf8}, rather than sent with a replacement character in its place.
+   */
+  private static byte[] utf8(JsonNode in, String field) throws Refusal {
+    try {
+      return PromptText.of(in.path(field).asText()).bytes();
+    } catch (IllegalArgumentException e) {
+      throw new Refusal("not_utf8", field + " holds an unpaired surrogate, which has no UTF-8");
     }
   }
 
