@@ -28,10 +28,17 @@ final class Metering {
   private static final Logger LOG = LoggerFactory.getLogger(Metering.class);
   private final EnergyMeter meter;
   private final EngineDeadline deadline;
+  private final Runnable heldFaults;
 
-  Metering(EnergyMeter meter, EngineDeadline deadline) {
+  /**
+   * @param heldFaults run last in the engine call's guarded region, on the serving thread: it
+   *     throws any fault of a mapped read the engine's compiled code held back ({@link
+   *     MappedReadFault#deliverPending}; a test's stand-in otherwise)
+   */
+  Metering(EnergyMeter meter, EngineDeadline deadline, Runnable heldFaults) {
     this.meter = Objects.requireNonNull(meter, "meter");
     this.deadline = Objects.requireNonNull(deadline, "deadline");
+    this.heldFaults = Objects.requireNonNull(heldFaults, "heldFaults");
   }
 
   /**
@@ -92,6 +99,11 @@ final class Metering {
         throw new EngineException("it returned no result");
       }
       estimate = engine.costProfile().estimateServed(worked.result().outcome());
+      // Last in the region: a fault of a mapped read (its weights) that the engine's compiled code
+      // held back is thrown here, inside the guard, and refused as the engine failing; past the
+      // catch it would surface raw at the window's close or as a failure to name its weights
+      // (SPEC.md §60.8, "When the fault is thrown").
+      heldFaults.run();
     } catch (EngineDeadline.Overrun e) {
       throw overran(backend, request, slot, e, settlement);
     } catch (Throwable e) {

@@ -1,0 +1,109 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.JournalEntry;
+
+/**
+ * A fault of a mapped read (an engine's weights cut short on disk) that the engine's JIT-compiled
+ * code held back surfaces at the thread's next safepoint poll, after the engine returned (SPEC.md
+ * §60.8, "When the fault is thrown"). The engine call's guarded region ends by taking it there
+ * ({@code Steward.Builder.heldFaults}, {@code MappedReadFault.deliverPending} in production), on
+ * the serving thread and on an engine deadline's thread alike, so the serve is refused {@code
+ * ENGINE_FAILED} and settled at what was metered, never a raw {@link InternalError} past the guard
+ * nor a deadline waited out. The stand-in throws what HotSpot throws for it in compiled code, once,
+ * as a real held-back fault is thrown once.
+ */
+@Timeout(30)
+class HeldEngineFaultTest {
+  private static final long BUDGET = 1_000_000;
+  private static final long CEILING = 50_000;
+
+  private final GrantFixture f = new GrantFixture();
+
+  /** HotSpot's fault for a mapped read past the file's end, as compiled code has it thrown. */
+  static InternalError compiledFault() {
+    return new InternalError(
+        "a fault occurred in a recent unsafe memory access operation in compiled Java code");
+  }
+
+  /** Throws the fault once, on the first thread {@code on} accepts that ends a region. */
+  private static Runnable heldOnce(Predicate<Thread> on, AtomicInteger thrown) {
+    return () -> {
+      if (on.test(Thread.currentThread()) && thrown.getAndIncrement() == 0) {
+        throw compiledFault();
+      }
+    };
+  }
+
+  /**
+   * Regression: the region ended at the engine's return, so a fault held back past it was thrown at
+   * the window's close, raw, out of the serve (or as "could not name its weights").
+   */
+  @Test
+  void aFaultHeldBackPastTheEnginesReturn_isRefusedEngineFailed_andSettledAsMetered()
+      throws Exception {
+    AtomicInteger thrown = new AtomicInteger();
+    assertRefusedAndSettled(Duration.ZERO, heldOnce(t -> true, thrown));
+    assertThat(thrown).hasValue(1);
+  }
+
+  /**
+   * Regression: on an engine deadline's thread, the fault held back past the engine's return was
+   * thrown in the hand-over, after the garbage result was handed to the serve: the serve sealed it,
+   * and the thread died without marking the engine ended.
+   */
+  @Test
+  void aFaultHeldBackOnTheDeadlinesEngineThread_isRefusedEngineFailed_notWaitedOut()
+      throws Exception {
+    AtomicInteger thrown = new AtomicInteger();
+    long began = System.nanoTime();
+    assertRefusedAndSettled(
+        Duration.ofSeconds(20), heldOnce(t -> t.getName().startsWith("mesh-engine-"), thrown));
+    assertThat(thrown).hasValue(1);
+    assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  private void assertRefusedAndSettled(Duration deadline, Runnable heldFaults) throws Exception {
+    List<String> events = new ArrayList<>();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        f.bare(journal)
+            .meter(new RecordingMeter(events))
+            .backend(new StewardGrantTest.Delegating(GrantFixture.ref()))
+            .engineDeadline(deadline)
+            .heldFaults(heldFaults)
+            .build()) {
+      ServeRequest req = GrantFixture.request("held back", 3, CEILING);
+
+      Throwable t =
+          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+      assertThat(t.getMessage())
+          .contains("was cut short on disk while it ran")
+          .doesNotContain("did not return within");
+      assertThat(events).containsExactly("open", "close");
+      long debited = BUDGET - s.spend().remainingUj(chain);
+      assertThat(debited).isGreaterThan(0).isLessThan(CEILING);
+      assertThat(journal.records().getLast().entry())
+          .isInstanceOfSatisfying(
+              JournalEntry.Debited.class, d -> assertThat(d.debitedUj()).isEqualTo(debited));
+      assertThat(s.head().nextSequence()).isZero();
+    }
+  }
+}
