@@ -186,16 +186,46 @@ final class Metering {
     }
     // The message goes to callers, over HTTP too: it says what failed, not which Java class did
     // (the cause, kept on the exception, says that).
+    return new ServeException(
+        ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why(e), e);
+  }
+
+  /**
+   * Why the engine failed, in words for its caller, said once. The fault of a read of a file it
+   * mapped that was cut short is explained here only where nothing else did: the JVM's words for it
+   * name no file, so where they are all there is (the fault itself, or an engine's exception that
+   * only repeats them) they are put in ours, which say what happened and where the fix lies. An
+   * engine that caught the fault and said so in its own words (Jlama does) is quoted as it is,
+   * never wrapped in a second account of the same cut.
+   */
+  static String why(Throwable e) {
     String message = e.getMessage();
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
-    if (MappedReadFault.in(e)) {
-      // The JVM's words for it name no file: say what happened, and where the fix lies.
-      why =
-          "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
-              + why
-              + "); it needs the whole file back, and a restart if it maps the file only once";
+    if (MappedReadFault.in(e) && onlyTheJvmsWords(e, why)) {
+      return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+          + why
+          + "); it needs the whole file back, and a restart if it maps the file only once";
     }
-    return new ServeException(ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why, e);
+    return why;
+  }
+
+  /**
+   * Whether {@code e}'s words are the JVM's for the mapped-read fault among its causes: {@code e}
+   * is that fault, or its message repeats the fault's (an engine that passed it on as {@code "...:
+   * " + fault}), or the engine gave none of its own.
+   */
+  private static boolean onlyTheJvmsWords(Throwable e, String why) {
+    Throwable at = e;
+    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
+      if (at instanceof InternalError && MappedReadFault.in(at)) {
+        String jvms = at.getMessage();
+        return at == e
+            || e.getMessage() == null
+            || e.getMessage().isBlank()
+            || (jvms != null && !jvms.isBlank() && why.contains(jvms));
+      }
+    }
+    return true;
   }
 
   /**

@@ -10,7 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.JournalEntry;
 
@@ -105,5 +108,51 @@ class HeldEngineFaultTest {
               JournalEntry.Debited.class, d -> assertThat(d.debitedUj()).isEqualTo(debited));
       assertThat(s.head().nextSequence()).isZero();
     }
+  }
+
+  /**
+   * Regression: an engine that caught the fault and said so in its own words (Jlama's) had them
+   * wrapped in the steward's account of the same cut: "was cut short on disk while it ran (the
+   * model's files were cut short on disk ...)", said twice.
+   */
+  @Test
+  void anEngineThatNamedTheCutItself_isQuotedOnce() throws Exception {
+    String jlamas =
+        "the model's files were cut short on disk while the engine had them mapped (rewritten in"
+            + " place, by cp or a download?): restart it once they are whole";
+    GrantChain chain = f.chain(BUDGET);
+    StewardGrantTest.Delegating engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            throw new EngineException(jlamas, new RuntimeException(compiledFault()));
+          }
+        };
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .build()) {
+      ServeRequest req = GrantFixture.request("cut", 3, CEILING);
+
+      Throwable t =
+          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+
+      assertThat(t).isInstanceOf(ServeException.class);
+      assertThat(t.getMessage()).endsWith(" failed: " + jlamas);
+    }
+  }
+
+  /** The JVM's words alone, raw or repeated by an engine, are put in ours, once. */
+  @Test
+  void theJvmsWordsAlone_areExplainedOnce() {
+    InternalError fault = compiledFault();
+    String ours = "was cut short on disk while it ran (" + fault.getMessage() + ")";
+
+    assertThat(Metering.why(fault)).contains(ours);
+    assertThat(Metering.why(new EngineException("pass failed: " + fault, fault)))
+        .contains("was cut short on disk while it ran (pass failed: " + fault + ")");
+    assertThat(Metering.why(new RuntimeException(fault))).contains("was cut short on disk");
+    assertThat(Metering.why(new EngineException("no such token"))).isEqualTo("no such token");
   }
 }
