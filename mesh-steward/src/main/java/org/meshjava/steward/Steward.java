@@ -203,7 +203,8 @@ public final class Steward implements AutoCloseable {
             b.clock,
             replayed.unresolved(),
             replayed.suspension().map(Suspension::toString),
-            listener);
+            listener,
+            b.heldFaults);
     this.logKeeper = logKeeper;
     this.snapshotter = snapshotter;
     this.sealer =
@@ -1422,10 +1423,11 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * What ends an engine call's guarded region, on the serving thread and on an engine deadline's
-     * own thread: {@link MappedReadFault#deliverPending}, which throws there a fault of a mapped
-     * read the engine's compiled code held back. Tests stand in a throw of that fault for it, as a
-     * real one needs a JIT-compiled engine reading a file cut short under it.
+     * What ends each region that guards a read of a mapped file (an engine call, on the serving
+     * thread and on an engine deadline's own thread; the gate's decision; a snapshot's taking and
+     * read-back): {@link MappedReadFault#deliverPending}, which throws there a fault of such a read
+     * that compiled code held back. Tests stand in a throw of that fault for it, as a real one
+     * needs JIT-compiled code reading a file cut short under it.
      */
     Builder heldFaults(Runnable v) {
       heldFaults = Objects.requireNonNull(v, "heldFaults");
@@ -1727,7 +1729,8 @@ public final class Steward implements AutoCloseable {
                     snapshotInterval,
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
                     rec.fromSnapshot(),
-                    keeper));
+                    keeper,
+                    heldFaults));
       }
       // Discovered last, once nothing else can refuse the build: a probe burns a core.
       MeterLease lease =
