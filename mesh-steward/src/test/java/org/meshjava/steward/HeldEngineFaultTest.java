@@ -14,7 +14,6 @@ import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.jcp.GrantChain;
-import org.meshjava.journal.JournalEntry;
 
 /**
  * A fault of a mapped read (an engine's weights cut short on disk) that the engine's JIT-compiled
@@ -114,13 +113,7 @@ class HeldEngineFaultTest {
       assertThat(t.getMessage())
           .contains("was cut short on disk while it ran")
           .doesNotContain("did not return within");
-      assertThat(events).containsExactly("open", "close");
-      long debited = BUDGET - s.spend().remainingUj(chain);
-      assertThat(debited).isGreaterThan(0).isLessThan(CEILING);
-      assertThat(journal.records().getLast().entry())
-          .isInstanceOfSatisfying(
-              JournalEntry.Debited.class, d -> assertThat(d.debitedUj()).isEqualTo(debited));
-      assertThat(s.head().nextSequence()).isZero();
+      EngineWorkJvmFailureTest.assertSettledAsMetered(s, chain, journal, events, BUDGET, CEILING);
     }
   }
 
