@@ -1389,10 +1389,11 @@ final class DomainLedger implements LivenessProbe.Target {
    * <p>An {@link Error} is thrown on, as a fault of the process rather than of the read, until the
    * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} since a probe last proved it live: then it
    * is demoted and set aside (read again only by its re-probe, {@code forProbe}), the Error that
-   * set it aside turned into a failed read unless it is a {@link VirtualMachineError}. A counter
-   * whose reads keep throwing would otherwise stay live and throw into the serves on its domain for
-   * the life of the process. A probe's read turns any Error into a failed read of this counter
-   * alone.
+   * set it aside turned into a failed read unless it is the JVM failing ({@link JvmFailure}'s rule:
+   * a stack overflow, or the fault of a read of a file the counter mapped that was cut short, is
+   * the counter's own and a failed read). A counter whose reads keep throwing would otherwise stay
+   * live and throw into the serves on its domain for the life of the process. A probe's read turns
+   * any Error into a failed read of this counter alone.
    */
   private long readChannel(boolean forProbe) throws CounterException {
     if (!forProbe && errorsSinceLive >= ERRORS_BEFORE_SET_ASIDE) {
@@ -1443,7 +1444,7 @@ final class DomainLedger implements LivenessProbe.Target {
               + " reads having thrown an Error since a probe proved it live; it is read again only"
               + " by its re-probe";
       // Thrown on to the serve that read it.
-      if (e instanceof VirtualMachineError) {
+      if (JvmFailure.isFailing(e)) {
         failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
         throw e;
       }

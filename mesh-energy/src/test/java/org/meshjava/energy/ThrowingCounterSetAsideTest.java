@@ -92,6 +92,34 @@ class ThrowingCounterSetAsideTest {
     }
   }
 
+  /**
+   * Regression: the read that set the counter aside threw on any VirtualMachineError, its own kind
+   * of rule, so a counter's stack overflow or the fault of a read of a file it mapped that was cut
+   * short ("a fault occurred in an unsafe memory access operation") reached a third serve raw. The
+   * one rule for the JVM failing ({@code JvmFailure}) makes both the counter's failed read.
+   */
+  @Test
+  void aCountersOwnErrorThatSetsItAside_isAFailedRead_notThrownOn() {
+    List<Supplier<Error>> errors =
+        List.of(
+            () -> new InternalError("a fault occurred in an unsafe memory access operation"),
+            () -> new StackOverflowError("simulated"));
+    for (Supplier<Error> error : errors) {
+      try (CounterMeter meter =
+          clock.watch(ProbedMeter.overPackageZero(cpu, clock, reprobes::add))) {
+        everyReadThrows(error);
+        assertThat(serve(meter, clock)).isInstanceOf(Error.class);
+        assertThat(serve(meter, clock)).isInstanceOf(Error.class);
+        assertThat(serve(meter, clock))
+            .as("the serve whose read set %s aside", error.get())
+            .isInstanceOfSatisfying(
+                Energy.class, e -> assertThat(e.provenance()).isEqualTo(Provenance.Estimator));
+        assertThat(meter.liveDomains()).isEmpty();
+        cpu.onRead(() -> {});
+      }
+    }
+  }
+
   // A re-probe takes every counter due at once (all of them at the periodic one): a counter set
   // aside whose probe read threw on would fail the probe of the others, and leave them not live.
   @Test

@@ -51,14 +51,22 @@ final class Authoriser {
   private final List<Unresolved> unresolved;
   private final @Nullable StewardListener listener;
   private final GrantSpend spend;
+  private final Runnable heldFaults;
 
+  /**
+   * @param heldFaults run last in the gate's guarded decision: it throws any fault of a read of a
+   *     mapped snapshot that compiled code held back ({@link MappedReadFault#deliverPending}; a
+   *     test's stand-in otherwise)
+   */
   Authoriser(
       Gate gate,
       Journal journal,
       InstantSource clock,
       List<Unresolved> unresolved,
       Optional<String> suspended,
-      @Nullable StewardListener listener) {
+      @Nullable StewardListener listener,
+      Runnable heldFaults) {
+    this.heldFaults = heldFaults;
     this.listener = listener;
     this.gate = gate;
     this.spend = new GrantSpend(gate);
@@ -124,14 +132,16 @@ final class Authoriser {
       // Under the lock that orders the journal: a suspension recorded while this serve was on its
       // way here must refuse it, or its decision would be journalled after the Suspended record.
       refuseIfSuspended();
+      @Nullable Authorisation decided = null;
       try {
         try {
-          auth = gate.decide(presentation, request, model, now);
+          decided = gate.decide(presentation, request, model, now);
+          auth = decided;
         } finally {
           // Compiled code may throw a read's fault only at a later poll, past the catch below,
           // after a decision or a refusal made of the garbage the read gave: neither may stand,
           // so the fault is thrown here, over either.
-          MappedReadFault.deliverPending();
+          heldFaults.run();
         }
       } catch (GrantRefusedException e) {
         if (e.callerNotAuthenticated()) {
@@ -139,6 +149,11 @@ final class Authoriser {
         }
         throw new GrantDeniedException(e.label(), e.reason(), e);
       } catch (InternalError e) {
+        if (decided != null) {
+          // A decision made of the garbage before its fault surfaced: what it reserved is let go,
+          // so nothing of the refused presentation stays held.
+          gate.release(decided);
+        }
         if (!MappedReadFault.in(e)) {
           throw e;
         }

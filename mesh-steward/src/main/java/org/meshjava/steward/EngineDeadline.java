@@ -8,9 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.router.RouteDecision;
 
 /**
@@ -29,15 +31,15 @@ import org.meshjava.router.RouteDecision;
  * <p>Immutable and thread-safe.
  */
 final class EngineDeadline {
-  /** No deadline: the engine runs on the serving thread, for as long as it takes. */
-  static final EngineDeadline NONE = new EngineDeadline(Duration.ZERO, UnaryOperator.identity());
-
   private final Duration limit;
   private final UnaryOperator<Runnable> onEngineThread;
+  private final Runnable heldFaults;
 
-  private EngineDeadline(Duration limit, UnaryOperator<Runnable> onEngineThread) {
+  private EngineDeadline(
+      Duration limit, UnaryOperator<Runnable> onEngineThread, Runnable heldFaults) {
     this.limit = limit;
     this.onEngineThread = onEngineThread;
+    this.heldFaults = heldFaults;
   }
 
   /**
@@ -46,11 +48,16 @@ final class EngineDeadline {
    * @param onEngineThread called on the serving thread with the engine thread's work, which it
    *     wraps so that the engine's thread counts as inside the serve ({@link
    *     InFlightServes#onBehalfOfThisThread})
+   * @param heldFaults run on the engine's thread once the engine has returned or thrown: it throws
+   *     any fault of a mapped read the engine's compiled code held back ({@link
+   *     org.meshjava.core.internal.MappedReadFault#deliverPending}; a test's stand-in otherwise)
    */
-  static EngineDeadline of(Duration limit, UnaryOperator<Runnable> onEngineThread) {
+  static EngineDeadline of(
+      Duration limit, UnaryOperator<Runnable> onEngineThread, Runnable heldFaults) {
     Objects.requireNonNull(limit, "limit");
     Objects.requireNonNull(onEngineThread, "onEngineThread");
-    return limit.isZero() ? NONE : new EngineDeadline(limit, onEngineThread);
+    Objects.requireNonNull(heldFaults, "heldFaults");
+    return new EngineDeadline(limit, onEngineThread, heldFaults);
   }
 
   /** The deadline, zero for none. */
@@ -77,7 +84,7 @@ final class EngineDeadline {
     if (limit.isZero()) {
       return ask.run(route, request, payload);
     }
-    Call call = new Call(afterOverrun);
+    Call call = new Call(afterOverrun, heldFaults);
     Ask gated = ask.gated(call::guard);
     Thread engine =
         Thread.ofPlatform()
@@ -112,19 +119,45 @@ final class EngineDeadline {
     private final ReentrantLock lock = new ReentrantLock();
     private final CompletableFuture<Ask.Worked> done = new CompletableFuture<>();
     private final Runnable afterOverrun;
+    private final Runnable heldFaults;
     private boolean ended;
     private boolean overrun;
 
-    Call(Runnable afterOverrun) {
+    Call(Runnable afterOverrun, Runnable heldFaults) {
       this.afterOverrun = afterOverrun;
+      this.heldFaults = heldFaults;
     }
 
-    /** On the engine's thread: runs the engine, then hands its result over or lets go. */
+    /**
+     * On the engine's thread: runs the engine, then hands its result over or lets go.
+     *
+     * <p>The engine's region ends with {@code heldFaults}, inside the guard: a fault of a mapped
+     * read that the engine's compiled code held back (SPEC.md §60.8, "When the fault is thrown")
+     * would otherwise be thrown at this thread's next safepoint poll, in the hand-over below, and
+     * end the thread with the garbage read handed over as the engine's result, or with {@code
+     * ended} never set, the serve then waiting out its deadline and charged the whole ceiling, the
+     * slot and window of an overrun never let go. Once it has run, nothing is held back, so the
+     * hand-over completes {@code done} whatever the engine met.
+     */
     void run(Work work) {
+      Ask.@Nullable Worked worked = null;
+      @Nullable Throwable failed = null;
       try {
-        done.complete(work.run());
+        worked = work.run();
       } catch (Throwable e) {
-        done.completeExceptionally(e);
+        failed = e;
+      }
+      try {
+        heldFaults.run();
+      } catch (Throwable held) {
+        failed = atFault(failed, held);
+      }
+      try {
+        if (failed == null) {
+          done.complete(worked);
+        } else {
+          done.completeExceptionally(failed);
+        }
       } finally {
         boolean late;
         lock.lock();
@@ -138,6 +171,23 @@ final class EngineDeadline {
           afterOverrun.run();
         }
       }
+    }
+
+    /**
+     * What the engine failed with when a held-back fault surfaced after it: the fault, which
+     * explains whatever the garbage it read made of the work, the engine's own throw suppressed on
+     * it; unless that throw is the JVM failing ({@link JvmFailure}), which stays what it is.
+     */
+    private static Throwable atFault(@Nullable Throwable failed, Throwable held) {
+      if (failed == null) {
+        return held;
+      }
+      if (JvmFailure.isFailing(failed)) {
+        failed.addSuppressed(held);
+        return failed;
+      }
+      held.addSuppressed(failed);
+      return held;
     }
 
     /** Passes one sink call on while the serve still waits; a cancel ({@code false}) after. */

@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.ServeObserver;
@@ -14,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The registered listeners, called in registration order, each call guarded: what a listener throws
- * is logged and dropped, so that observing can never break a serve (only a {@link
- * VirtualMachineError} passes, as the JVM is then failing anyway; a {@link StackOverflowError} is
- * the listener's own and is dropped too). Thread-safe when the listeners are.
+ * is logged and dropped, so that observing can never break a serve (only the JVM failing passes,
+ * {@link JvmFailure}'s rule; a {@link StackOverflowError} and the fault of a read of a file the
+ * listener mapped that was cut short are the listener's own and are dropped too). Thread-safe when
+ * the listeners are.
  */
 final class GuardedListener implements StewardListener {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedListener.class);
@@ -40,9 +42,11 @@ final class GuardedListener implements StewardListener {
           who.getClass().getName(),
           call,
           recursed);
-    } catch (VirtualMachineError e) {
-      throw e;
     } catch (Throwable t) {
+      // The one rule for the JVM failing (JvmFailure): the heap gone passes; the fault of a read of
+      // a file the listener mapped that was cut short is the listener's input failing, dropped
+      // like any other failure of its own.
+      JvmFailure.passIfFailing(t);
       LOG.warn("steward listener {} failed in {}; ignored", who.getClass().getName(), call, t);
     }
   }

@@ -28,10 +28,17 @@ final class Metering {
   private static final Logger LOG = LoggerFactory.getLogger(Metering.class);
   private final EnergyMeter meter;
   private final EngineDeadline deadline;
+  private final Runnable heldFaults;
 
-  Metering(EnergyMeter meter, EngineDeadline deadline) {
+  /**
+   * @param heldFaults run last in the engine call's guarded region, on the serving thread: it
+   *     throws any fault of a mapped read the engine's compiled code held back ({@link
+   *     MappedReadFault#deliverPending}; a test's stand-in otherwise)
+   */
+  Metering(EnergyMeter meter, EngineDeadline deadline, Runnable heldFaults) {
     this.meter = Objects.requireNonNull(meter, "meter");
     this.deadline = Objects.requireNonNull(deadline, "deadline");
+    this.heldFaults = Objects.requireNonNull(heldFaults, "heldFaults");
   }
 
   /**
@@ -92,6 +99,11 @@ final class Metering {
         throw new EngineException("it returned no result");
       }
       estimate = engine.costProfile().estimateServed(worked.result().outcome());
+      // Last in the region: a fault of a mapped read (its weights) that the engine's compiled code
+      // held back is thrown here, inside the guard, and refused as the engine failing; past the
+      // catch it would surface raw at the window's close or as a failure to name its weights
+      // (SPEC.md §60.8, "When the fault is thrown").
+      heldFaults.run();
     } catch (EngineDeadline.Overrun e) {
       throw overran(backend, request, slot, e, settlement);
     } catch (Throwable e) {
@@ -174,16 +186,46 @@ final class Metering {
     }
     // The message goes to callers, over HTTP too: it says what failed, not which Java class did
     // (the cause, kept on the exception, says that).
+    return new ServeException(
+        ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why(e), e);
+  }
+
+  /**
+   * Why the engine failed, in words for its caller, said once. The fault of a read of a file it
+   * mapped that was cut short is explained here only where nothing else did: the JVM's words for it
+   * name no file, so where they are all there is (the fault itself, or an engine's exception that
+   * only repeats them) they are put in ours, which say what happened and where the fix lies. An
+   * engine that caught the fault and said so in its own words (Jlama does) is quoted as it is,
+   * never wrapped in a second account of the same cut.
+   */
+  static String why(Throwable e) {
     String message = e.getMessage();
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
-    if (MappedReadFault.in(e)) {
-      // The JVM's words for it name no file: say what happened, and where the fix lies.
-      why =
-          "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
-              + why
-              + "); it needs the whole file back, and a restart if it maps the file only once";
+    if (MappedReadFault.in(e) && onlyTheJvmsWords(e, why)) {
+      return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+          + why
+          + "); it needs the whole file back, and a restart if it maps the file only once";
     }
-    return new ServeException(ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why, e);
+    return why;
+  }
+
+  /**
+   * Whether {@code e}'s words are the JVM's for the mapped-read fault among its causes: {@code e}
+   * is that fault, or its message repeats the fault's (an engine that passed it on as {@code "...:
+   * " + fault}), or the engine gave none of its own.
+   */
+  private static boolean onlyTheJvmsWords(Throwable e, String why) {
+    Throwable at = e;
+    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
+      if (at instanceof InternalError && MappedReadFault.in(at)) {
+        String jvms = at.getMessage();
+        return at == e
+            || e.getMessage() == null
+            || e.getMessage().isBlank()
+            || (jvms != null && !jvms.isBlank() && why.contains(jvms));
+      }
+    }
+    return true;
   }
 
   /**

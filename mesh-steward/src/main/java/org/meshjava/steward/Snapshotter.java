@@ -85,12 +85,17 @@ final class Snapshotter implements AutoCloseable {
    */
   private boolean retired;
 
+  private final Runnable heldFaults;
+
   /**
    * @param recovered a state recovery reached (the snapshot it loaded, or the state at the
    *     journal's end); it is restored only when the first snapshot is taken, so a start does not
    *     pay for it
    * @param saved the position the latest stored snapshot covers (count 0 if none)
    * @param keeper the steward's transparency log, whose tree's levels each snapshot carries
+   * @param heldFaults run last in each region that reads a mapped snapshot: it throws any fault of
+   *     such a read that compiled code held back ({@link
+   *     org.meshjava.journal.MappedReadFault#deliverPending}; a test's stand-in otherwise)
    */
   Snapshotter(
       SigningKey key,
@@ -100,7 +105,9 @@ final class Snapshotter implements AutoCloseable {
       Duration interval,
       SnapshotState recovered,
       long saved,
-      LogKeeper keeper) {
+      LogKeeper keeper,
+      Runnable heldFaults) {
+    this.heldFaults = heldFaults;
     this.key = key;
     this.keeper = keeper;
     this.journal = journal;
@@ -173,7 +180,7 @@ final class Snapshotter implements AutoCloseable {
       } finally {
         // Compiled code may throw a read's fault only at a later poll, past this catch: here,
         // over what taken() returned or threw of the garbage the read gave.
-        org.meshjava.journal.MappedReadFault.deliverPending();
+        heldFaults.run();
       }
     } catch (InternalError e) {
       if (!org.meshjava.journal.MappedReadFault.in(e)) {
@@ -375,7 +382,7 @@ final class Snapshotter implements AutoCloseable {
         }
       } finally {
         // As in snapshot(): a fault compiled code held back is thrown here, inside the catch.
-        org.meshjava.journal.MappedReadFault.deliverPending();
+        heldFaults.run();
       }
     } catch (InternalError e) {
       if (!org.meshjava.journal.MappedReadFault.in(e)) {
@@ -495,7 +502,7 @@ final class Snapshotter implements AutoCloseable {
       } finally {
         // The file just mapped may be cut short as it is read (rewritten in place): its fault,
         // held back by compiled code, is thrown here, inside the catch below.
-        org.meshjava.journal.MappedReadFault.deliverPending();
+        heldFaults.run();
       }
       LOG.warn(
           "the latest journal snapshot in {} does not match the transparency log on close; the one"

@@ -29,6 +29,7 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
@@ -185,7 +186,10 @@ public final class Steward implements AutoCloseable {
     this.lease = lease;
     this.meter = lease == null ? Objects.requireNonNull(b.meter, "meter") : lease.meter();
     this.metering =
-        new Metering(meter, EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread));
+        new Metering(
+            meter,
+            EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread, b.heldFaults),
+            b.heldFaults);
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -199,7 +203,8 @@ public final class Steward implements AutoCloseable {
             b.clock,
             replayed.unresolved(),
             replayed.suspension().map(Suspension::toString),
-            listener);
+            listener,
+            b.heldFaults);
     this.logKeeper = logKeeper;
     this.snapshotter = snapshotter;
     this.sealer =
@@ -1203,6 +1208,7 @@ public final class Steward implements AutoCloseable {
     private boolean transparencyLog = true;
     private Duration closeGrace = InFlightServes.DEFAULT_GRACE;
     private Duration engineDeadline = Duration.ZERO;
+    private Runnable heldFaults = MappedReadFault::deliverPending;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1413,6 +1419,18 @@ public final class Steward implements AutoCloseable {
      */
     public Builder engineDeadline(Duration deadline) {
       engineDeadline = Setting.notNegativeUpToMax("engineDeadline", deadline, "is not negative: ");
+      return this;
+    }
+
+    /**
+     * What ends each region that guards a read of a mapped file (an engine call, on the serving
+     * thread and on an engine deadline's own thread; the gate's decision; a snapshot's taking and
+     * read-back): {@link MappedReadFault#deliverPending}, which throws there a fault of such a read
+     * that compiled code held back. Tests stand in a throw of that fault for it, as a real one
+     * needs JIT-compiled code reading a file cut short under it.
+     */
+    Builder heldFaults(Runnable v) {
+      heldFaults = Objects.requireNonNull(v, "heldFaults");
       return this;
     }
 
@@ -1711,7 +1729,8 @@ public final class Steward implements AutoCloseable {
                     snapshotInterval,
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
                     rec.fromSnapshot(),
-                    keeper));
+                    keeper,
+                    heldFaults));
       }
       // Discovered last, once nothing else can refuse the build: a probe burns a core.
       MeterLease lease =

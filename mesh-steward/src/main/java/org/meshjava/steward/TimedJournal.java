@@ -50,9 +50,10 @@ final class TimedJournal extends ForwardingJournal {
    * would reach the steward as the journal's answer, and the steward would take a record the
    * journal holds for one never written (the chain not advanced past a queued receipt, which the
    * next serve then sealed again under its number; a durable receipt never handed out). The
-   * listener guard lets a {@link VirtualMachineError} pass, as the JVM is failing; this one comes
-   * from the listener's own call (a recursive listener's {@link StackOverflowError}), so it is
-   * logged here and the write's answer stands.
+   * listener guard lets only the JVM failing pass ({@link org.meshjava.core.internal.JvmFailure}'s
+   * rule, as everywhere the steward asks foreign code); here even that is logged and the write's
+   * answer stands, as for a listener call after a serve's work ({@link
+   * GuardedListener#afterTheWork}): the write happened whatever the listener met.
    */
   private void report(JournalWrite write) {
     try {

@@ -100,15 +100,30 @@ class EngineWorkJvmFailureTest {
             .contains("needs the whole file back");
         assertThat(t.getCause()).isInstanceOf(InternalError.class);
       }
-      assertThat(events).containsExactly("open", "close");
-      long debited = BUDGET - s.spend().remainingUj(chain);
-      assertThat(debited).isGreaterThan(0).isLessThan(CEILING);
-      assertThat(journal.records().getLast().entry())
-          .isInstanceOfSatisfying(
-              JournalEntry.Debited.class, d -> assertThat(d.debitedUj()).isEqualTo(debited));
-      assertThat(s.unresolved()).isEmpty();
-      assertThat(s.head().nextSequence()).isZero();
+      assertSettledAsMetered(s, chain, journal, events, BUDGET, CEILING);
     }
+  }
+
+  /**
+   * Asserts a granted serve whose engine failed was settled at what was metered: its window opened
+   * and closed once, a figure above nothing and below the ceiling debited and journalled last,
+   * nothing left unresolved and nothing sealed.
+   */
+  static void assertSettledAsMetered(
+      Steward s,
+      GrantChain chain,
+      DurableMemoryJournal journal,
+      List<String> events,
+      long budget,
+      long ceiling) {
+    assertThat(events).containsExactly("open", "close");
+    long debited = budget - s.spend().remainingUj(chain);
+    assertThat(debited).isGreaterThan(0).isLessThan(ceiling);
+    assertThat(journal.records().getLast().entry())
+        .isInstanceOfSatisfying(
+            JournalEntry.Debited.class, d -> assertThat(d.debitedUj()).isEqualTo(debited));
+    assertThat(s.unresolved()).isEmpty();
+    assertThat(s.head().nextSequence()).isZero();
   }
 
   /**

@@ -46,6 +46,15 @@ class ListenerErrorOnJournalWriteTest {
     assertServedAndStartable(JournalWrite.Step.SYNC, () -> new OutOfMemoryError("simulated"));
   }
 
+  /**
+   * A listener's fault of a read of a file it mapped that was cut short is the listener's own, not
+   * the JVM failing ({@code JvmFailure}): the guard drops it, and the write stands.
+   */
+  @Test
+  void aMappedReadFaultFromTheListenerOnAnAppend_leavesTheReceiptServed() throws Exception {
+    assertServedAndStartable(JournalWrite.Step.APPEND, HeldEngineFaultTest::compiledFault);
+  }
+
   private void assertServedAndStartable(JournalWrite.Step step, Supplier<Error> error)
       throws Exception {
     AtomicInteger calls = new AtomicInteger();

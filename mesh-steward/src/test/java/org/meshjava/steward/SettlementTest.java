@@ -29,6 +29,7 @@ import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.MappedReadFault;
 import org.meshjava.steward.observe.StewardListener;
 
 /**
@@ -149,7 +150,8 @@ class SettlementTest {
         InstantSource.fixed(GrantFixture.NOW),
         List.of(),
         Optional.empty(),
-        listener);
+        listener,
+        MappedReadFault::deliverPending);
   }
 
   private static ScriptedEngine.Behaviour greedy() {

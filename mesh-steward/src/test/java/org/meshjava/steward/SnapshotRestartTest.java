@@ -23,7 +23,9 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.SnapshotException;
@@ -444,6 +446,53 @@ class SnapshotRestartTest {
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(closing)).close())
         .isInstanceOf(StewardStartException.class)
         .hasMessageContaining("cannot be replayed");
+  }
+
+  /**
+   * The start's check of the records a snapshot covers reads those records and stops at the last of
+   * them (SPEC.md §60.8): the records after it are the replay's to read, from the snapshot's
+   * position. Pins the bound the check's stop is set at (session 37's surviving mutant: stopping at
+   * {@code count + 1} read two records more from the start, or the whole journal).
+   */
+  @Test
+  void theStartsCheckOfTheCoveredRecords_readsFromTheFirstToTheLastCoveredOnly() throws Exception {
+    byte[] snap = servedWithSnapshot(new KeepingSnapshotStore(), 2);
+    long covered = org.meshjava.journal.Snapshot.open(snap, f.steward).position().count();
+    GrantChain chain = f.chain(100_000_000);
+    try (Steward s = open(new KeepingSnapshotStore(snap))) {
+      for (int i = 0; i < 2; i++) { // records after the snapshot's position
+        ServeRequest req = GrantFixture.request("after " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+    }
+    List<Long> fromTheStart = new ArrayList<>();
+    try (Steward s =
+        f.steward(
+                new ForwardingJournal(FileJournal.open(journal())) {
+                  @Override
+                  public void read(
+                      JournalPosition from,
+                      java.util.Map<org.meshjava.core.ContentId, GrantChain> chains,
+                      RecordSink sink)
+                      throws JournalException {
+                    super.read(
+                        from,
+                        chains,
+                        r -> {
+                          if (from.count() == 0) {
+                            fromTheStart.add(r.seq());
+                          }
+                          sink.accept(r);
+                        });
+                  }
+                })
+            .snapshots(new KeepingSnapshotStore(snap))
+            .snapshotEvery(0)
+            .build()) {
+      assertThat(s.head().nextSequence()).isEqualTo(4);
+    }
+    assertThat(fromTheStart).isNotEmpty().allMatch(seq -> seq < covered);
+    assertThat(fromTheStart.getLast()).isEqualTo(covered - 1);
   }
 
   /** Flips the first digit of the {@code prev} link on the journal file's line {@code n}. */

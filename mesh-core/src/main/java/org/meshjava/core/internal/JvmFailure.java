@@ -10,8 +10,9 @@ package org.meshjava.core.internal;
  * code failing as any other throw of it is. So is the JVM's fault for a read of a mapped file past
  * the end it has now ({@link MappedReadFault}): an {@link InternalError} too, but the file the
  * asked code mapped (an engine's weights, say) was cut short on disk, which is that code's input
- * failing, and the JVM goes on as before. Kept in one place so the router, the meters and the
- * steward cannot drift apart. Stateless.
+ * failing, and the JVM goes on as before. Kept in one place so the router, the meters (a counter
+ * set aside for its Errors), the steward (its engine calls and its listener guard) and the engines
+ * that follow it cannot drift apart. Stateless.
  */
 public final class JvmFailure {
   private JvmFailure() {}

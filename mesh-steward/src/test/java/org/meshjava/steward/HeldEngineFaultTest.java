@@ -1,0 +1,165 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.jcp.GrantChain;
+
+/**
+ * A fault of a mapped read (an engine's weights cut short on disk) that the engine's JIT-compiled
+ * code held back surfaces at the thread's next safepoint poll, after the engine returned (SPEC.md
+ * §60.8, "When the fault is thrown"). The engine call's guarded region ends by taking it there
+ * ({@code Steward.Builder.heldFaults}, {@code MappedReadFault.deliverPending} in production), on
+ * the serving thread and on an engine deadline's thread alike, so the serve is refused {@code
+ * ENGINE_FAILED} and settled at what was metered, never a raw {@link InternalError} past the guard
+ * nor a deadline waited out. The stand-in throws what HotSpot throws for it in compiled code, once,
+ * as a real held-back fault is thrown once.
+ */
+@Timeout(30)
+class HeldEngineFaultTest {
+  private static final long BUDGET = 1_000_000;
+  private static final long CEILING = 50_000;
+
+  private final GrantFixture f = new GrantFixture();
+
+  /** HotSpot's fault for a mapped read past the file's end, as compiled code has it thrown. */
+  static InternalError compiledFault() {
+    return new InternalError(
+        "a fault occurred in a recent unsafe memory access operation in compiled Java code");
+  }
+
+  /**
+   * Whether this thread holds a fault back: the engine's work sets it, as a compiled engine's read
+   * of its cut weights leaves one queued for its own thread, to be thrown at the thread's next
+   * poll.
+   */
+  private final ThreadLocal<Boolean> held = ThreadLocal.withInitial(() -> false);
+
+  private final AtomicInteger thrown = new AtomicInteger();
+
+  /** The stand-in for {@code deliverPending}: throws the fault this thread holds back, once. */
+  private void heldFault() {
+    if (held.get()) {
+      held.set(false);
+      thrown.incrementAndGet();
+      throw compiledFault();
+    }
+  }
+
+  /**
+   * Regression: the region ended at the engine's return, so a fault held back past it was thrown at
+   * the window's close, raw, out of the serve (or as "could not name its weights").
+   */
+  @Test
+  void aFaultHeldBackPastTheEnginesReturn_isRefusedEngineFailed_andSettledAsMetered()
+      throws Exception {
+    assertRefusedAndSettled(Duration.ZERO);
+    assertThat(thrown).hasValue(1);
+  }
+
+  /**
+   * Regression: on an engine deadline's thread, the fault held back past the engine's return was
+   * thrown in the hand-over, after the garbage result was handed to the serve: the serve sealed it,
+   * and the thread died without marking the engine ended.
+   */
+  @Test
+  void aFaultHeldBackOnTheDeadlinesEngineThread_isRefusedEngineFailed_notWaitedOut()
+      throws Exception {
+    long began = System.nanoTime();
+    assertRefusedAndSettled(Duration.ofSeconds(20));
+    assertThat(thrown).hasValue(1);
+    assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  private void assertRefusedAndSettled(Duration deadline) throws Exception {
+    List<String> events = new ArrayList<>();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        f.bare(journal)
+            .meter(new RecordingMeter(events))
+            .backend(
+                new StewardGrantTest.Delegating(GrantFixture.ref()) {
+                  @Override
+                  public EngineResult serve(ServeRequest r, TokenSequence p)
+                      throws EngineException {
+                    EngineResult served = super.serve(r, p);
+                    held.set(true); // its last read of the weights faulted; the JIT held it back
+                    return served;
+                  }
+                })
+            .engineDeadline(deadline)
+            .heldFaults(this::heldFault)
+            .build()) {
+      ServeRequest req = GrantFixture.request("held back", 3, CEILING);
+
+      Throwable t =
+          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+      assertThat(t.getMessage())
+          .contains("was cut short on disk while it ran")
+          .doesNotContain("did not return within");
+      EngineWorkJvmFailureTest.assertSettledAsMetered(s, chain, journal, events, BUDGET, CEILING);
+    }
+  }
+
+  /**
+   * Regression: an engine that caught the fault and said so in its own words (Jlama's) had them
+   * wrapped in the steward's account of the same cut: "was cut short on disk while it ran (the
+   * model's files were cut short on disk ...)", said twice.
+   */
+  @Test
+  void anEngineThatNamedTheCutItself_isQuotedOnce() throws Exception {
+    String jlamas =
+        "the model's files were cut short on disk while the engine had them mapped (rewritten in"
+            + " place, by cp or a download?): restart it once they are whole";
+    GrantChain chain = f.chain(BUDGET);
+    StewardGrantTest.Delegating engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            throw new EngineException(jlamas, new RuntimeException(compiledFault()));
+          }
+        };
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .build()) {
+      ServeRequest req = GrantFixture.request("cut", 3, CEILING);
+
+      Throwable t =
+          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+
+      assertThat(t).isInstanceOf(ServeException.class);
+      assertThat(t.getMessage()).endsWith(" failed: " + jlamas);
+    }
+  }
+
+  /** The JVM's words alone, raw or repeated by an engine, are put in ours, once. */
+  @Test
+  void theJvmsWordsAlone_areExplainedOnce() {
+    InternalError fault = compiledFault();
+    String ours = "was cut short on disk while it ran (" + fault.getMessage() + ")";
+
+    assertThat(Metering.why(fault)).contains(ours);
+    assertThat(Metering.why(new EngineException("pass failed: " + fault, fault)))
+        .contains("was cut short on disk while it ran (pass failed: " + fault + ")");
+    assertThat(Metering.why(new RuntimeException(fault))).contains("was cut short on disk");
+    assertThat(Metering.why(new EngineException("no such token"))).isEqualTo("no such token");
+  }
+}
