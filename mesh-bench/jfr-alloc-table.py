@@ -8,6 +8,10 @@ Record with JFR's allocation sampler (each sample weighs the bytes it stands for
     -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark 20 10 proxied:64
   jfr print --stack-depth 64 --json --events jdk.ObjectAllocationSample a.jfr > a.json
   mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ   # the run's "KB/req" figure
+  mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ --sites 15   # and the top allocation sites
+
+A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or the allocating
+frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
 
 Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part below
 whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
@@ -48,9 +52,25 @@ PARTS = [
 JETTY = "Jetty, outside our handler"
 
 
+def site(v):
+    """The innermost frame of ours with its line, else the allocating frame: where to cut."""
+    frames = v["stackTrace"]["frames"]
+    ours = next((f for f in frames if f["method"]["type"]["name"].startswith("org/meshjava/")), frames[0])
+    m = ours["method"]
+    return m["type"]["name"].replace("/", ".").split(".")[-1] + "." + m["name"] + ":" + str(ours["lineNumber"])
+
+
 def main():
-    events = json.load(open(sys.argv[1]))["recording"]["events"]
-    kb = float(sys.argv[2])
+    args = sys.argv[1:]
+    n_sites = None
+    if "--sites" in args:
+        i = args.index("--sites")
+        n_sites = int(args[i + 1])
+        del args[i : i + 2]
+    events = json.load(open(args[0]))["recording"]["events"]
+    kb = float(args[1])
+    sites = collections.Counter()
+    site_class = collections.defaultdict(collections.Counter)
     parts = [(n, re.compile(p)) for n, p in PARTS]
     weights = collections.Counter()
     total = 0
@@ -64,11 +84,20 @@ def main():
         part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
         weights[part] += v["weight"]
         total += v["weight"]
+        where = site(v)
+        sites[where] += v["weight"]
+        site_class[where][v["objectClass"]["name"]] += v["weight"]
     print("| part | share of bytes | KB per request |")
     print("|---|---|---|")
     for n in [n for n, _ in PARTS] + [JETTY]:
         if weights[n]:
             print(f"| {n} | {100 * weights[n] / total:.1f}% | {kb * weights[n] / total:.2f} |")
+    if n_sites:
+        print("\n| site (innermost frame of ours, line) | mostly | share of bytes | bytes per request |")
+        print("|---|---|---|---|")
+        for where, w in sites.most_common(n_sites):
+            cls = site_class[where].most_common(1)[0][0]
+            print(f"| `{where}` | `{cls}` | {100 * w / total:.1f}% | {1024 * kb * w / total:.0f} |")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ package org.meshjava.openai;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.UTF8JsonGenerator;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import org.meshjava.core.bytes.ByteValue;
 
 /**
@@ -20,12 +19,12 @@ final class HexText {
    * Writes {@code value}'s hex as a JSON string: lowercase hex by construction, nothing to escape.
    */
   static void write(JsonGenerator g, ByteValue value) throws IOException {
-    String hex = value.hex();
     if (g instanceof UTF8JsonGenerator) {
-      byte[] ascii = hex.getBytes(StandardCharsets.ISO_8859_1);
+      // The digits as bytes at once: the hex string and then its bytes were two copies of 2 KB.
+      byte[] ascii = value.hexAscii();
       g.writeRawUTF8String(ascii, 0, ascii.length);
     } else {
-      g.writeString(hex);
+      g.writeString(value.hex());
     }
   }
 }

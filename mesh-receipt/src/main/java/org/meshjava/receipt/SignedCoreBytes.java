@@ -1,5 +1,11 @@
 package org.meshjava.receipt;
 
+import static org.meshjava.core.cbor.CanonicalCbor.MAJOR_BYTES;
+import static org.meshjava.core.cbor.CanonicalCbor.MAJOR_MAP;
+import static org.meshjava.core.cbor.CanonicalCbor.MAJOR_NEGATIVE;
+import static org.meshjava.core.cbor.CanonicalCbor.MAJOR_TEXT;
+import static org.meshjava.core.cbor.CanonicalCbor.MAJOR_UNSIGNED;
+
 import java.util.Arrays;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborText;
@@ -17,12 +23,6 @@ import org.meshjava.receipt.internal.SignedCoreSink;
  * equal over every shape of receipt and over random ones. Stateless and thread-safe.
  */
 final class SignedCoreBytes {
-  private static final int MAJOR_UNSIGNED = 0;
-  private static final int MAJOR_NEGATIVE = 1;
-  private static final int MAJOR_BYTES = 2;
-  private static final int MAJOR_TEXT = 3;
-  private static final int MAJOR_MAP = 5;
-
   /** Room for a map head of up to 255 entries (a core has at most 33). */
   private static final int HEAD_ROOM = 2;
 

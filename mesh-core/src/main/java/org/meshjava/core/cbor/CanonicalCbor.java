@@ -24,14 +24,33 @@ import org.jspecify.annotations.Nullable;
  * <p>Stateless and thread-safe.
  */
 public final class CanonicalCbor {
-  private static final int MAJOR_UNSIGNED = 0;
-  private static final int MAJOR_NEGATIVE = 1;
-  private static final int MAJOR_BYTES = 2;
-  private static final int MAJOR_TEXT = 3;
-  private static final int MAJOR_ARRAY = 4;
-  private static final int MAJOR_MAP = 5;
-  private static final int MAJOR_TAG = 6;
-  private static final int MAJOR_SIMPLE = 7;
+  // The major types of RFC 8949 §3.1, the first argument of putHead. Public so that a writer of a
+  // fixed shape (the receipt's signed core) names them from here rather than repeating the
+  // numbers; compile-time constants, so javac writes the number itself into every caller.
+
+  /** Major type 0: an unsigned integer, the argument its value. */
+  public static final int MAJOR_UNSIGNED = 0;
+
+  /** Major type 1: a negative integer, the argument {@code -1 - value}. */
+  public static final int MAJOR_NEGATIVE = 1;
+
+  /** Major type 2: a byte string, the argument its length. */
+  public static final int MAJOR_BYTES = 2;
+
+  /** Major type 3: a UTF-8 text string, the argument its length in bytes. */
+  public static final int MAJOR_TEXT = 3;
+
+  /** Major type 4: an array, the argument its number of items. */
+  public static final int MAJOR_ARRAY = 4;
+
+  /** Major type 5: a map, the argument its number of entries. */
+  public static final int MAJOR_MAP = 5;
+
+  /** Major type 6: a tag, the argument the tag number. */
+  public static final int MAJOR_TAG = 6;
+
+  /** Major type 7: simple values and floats, none of which mesh/1's canonical form admits. */
+  public static final int MAJOR_SIMPLE = 7;
 
   private CanonicalCbor() {}
 
