@@ -52,6 +52,41 @@ final class LauncherCopy {
   }
 
   /**
+   * Copies the launcher into {@code root} with its {@code /usr/lib/jvm} search pointed at an empty
+   * folder {@code root/jvm} (this host has JDKs there), so that a test decides which JDKs it finds.
+   */
+  static void copyWithoutSystemJdks(Path root) throws IOException {
+    Path emptyJvms = Files.createDirectories(root.resolve("jvm"));
+    String launcher =
+        Files.readString(Path.of("..", "mesh").toAbsolutePath().normalize())
+            .replace("/usr/lib/jvm/*", emptyJvms + "/*");
+    Files.writeString(root.resolve("mesh"), launcher, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A folder {@code root/bin} holding links to {@code tools} as found on this process's {@code
+   * PATH}: a {@code PATH} of it alone finds those tools and no {@code java} but one a test adds.
+   */
+  static Path binOf(Path root, String... tools) throws IOException {
+    Path bin = Files.createDirectories(root.resolve("bin"));
+    for (String tool : tools) {
+      Files.createSymbolicLink(bin.resolve(tool), onPath(tool));
+    }
+    return bin;
+  }
+
+  /** {@code tool}'s file on this process's {@code PATH}. */
+  private static Path onPath(String tool) {
+    for (String dir : System.getenv("PATH").split(":")) {
+      Path p = Path.of(dir, tool);
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException(tool + " is not on PATH");
+  }
+
+  /**
    * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}
    * over this process's environment.
    */

@@ -23,11 +23,7 @@ class LauncherNoJdk25Test {
 
   @Test
   void withOnlyAJdk17_theRefusalNamesItAndItsVersion_andWhereItLooked() throws Exception {
-    Path emptyJvms = Files.createDirectories(root.resolve("jvm"));
-    String launcher =
-        Files.readString(Path.of("..", "mesh").toAbsolutePath().normalize())
-            .replace("/usr/lib/jvm/*", emptyJvms + "/*");
-    Files.writeString(root.resolve("mesh"), launcher, StandardCharsets.UTF_8);
+    LauncherCopy.copyWithoutSystemJdks(root);
     Path jdk17 = Files.createDirectories(root.resolve("jdk-17").resolve("bin"));
     Files.writeString(
         jdk17.getParent().resolve("release"), "JAVA_VERSION=\"17.0.15\"\n", StandardCharsets.UTF_8);
@@ -36,11 +32,7 @@ class LauncherNoJdk25Test {
       Files.writeString(p, "#!/bin/sh\nexit 0\n", StandardCharsets.UTF_8);
       assertThat(p.toFile().setExecutable(true)).isTrue();
     }
-    Path bin = Files.createDirectories(root.resolve("bin"));
-    for (String tool : List.of("bash", "dirname", "sed", "head", "readlink")) {
-      Path found = onPath(tool);
-      Files.createSymbolicLink(bin.resolve(tool), found);
-    }
+    Path bin = LauncherCopy.binOf(root, "bash", "dirname", "sed", "head", "readlink");
 
     LauncherCopy.Ran r =
         LauncherCopy.run(
@@ -59,16 +51,5 @@ class LauncherNoJdk25Test {
                 + " (JDK 17)); looked at JAVA_HOME, in /usr/lib/jvm, the macOS and SDKMAN"
                 + " locations and the java on PATH. Install a JDK 25 (e.g. Temurin 25) and set"
                 + " JAVA_HOME to it.\n");
-  }
-
-  /** {@code tool}'s file on this process's {@code PATH}. */
-  private static Path onPath(String tool) {
-    for (String dir : System.getenv("PATH").split(":")) {
-      Path p = Path.of(dir, tool);
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    throw new IllegalStateException(tool + " is not on PATH");
   }
 }

@@ -1,0 +1,68 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.testing.ChildJava;
+
+/**
+ * Regression: Ctrl-C (SIGINT) during {@code mesh demo} ran no cleanup, so its temporary folder, and
+ * the journal once it was opened, stayed in the temporary directory, and the demo ended without a
+ * word. The stop now removes the folder and says so in one line.
+ */
+class DemoStoppedBySignalTest {
+  @TempDir Path tmp;
+
+  @Test
+  void sigintWhileTheModelLoads_removesTheTemporaryFolder_inOneLine() throws Exception {
+    Path out = tmp.resolve("child.out");
+    Path temporary = Files.createDirectories(tmp.resolve("java-tmp"));
+    Process child =
+        new ProcessBuilder(
+                ChildJava.command(
+                    List.of(
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Djava.io.tmpdir=" + temporary),
+                    Mesh.class,
+                    "demo"))
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile())
+            .start();
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (demoFolders(temporary).isEmpty()) {
+        assertThat(child.isAlive()).as("the demo runs").isTrue();
+        assertThat(System.nanoTime()).as("the demo makes its folder").isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      Process kill = new ProcessBuilder("kill", "-INT", Long.toString(child.pid())).start();
+      assertThat(kill.waitFor()).isZero();
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the demo stops").isTrue();
+    } finally {
+      child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    String said = Files.readString(out);
+    assertThat(child.exitValue()).as(said).isEqualTo(130);
+    assertThat(demoFolders(temporary)).as(said).isEmpty();
+    assertThat(said.lines().filter(l -> l.startsWith("mesh demo: stopped before it ended")))
+        .as(said)
+        .singleElement()
+        .asString()
+        .endsWith(" was removed");
+    assertThat(said).as(said).doesNotContain("Exception");
+  }
+
+  private static List<Path> demoFolders(Path temporary) throws java.io.IOException {
+    try (Stream<Path> s = Files.list(temporary)) {
+      return s.filter(p -> p.getFileName().toString().startsWith("mesh-demo")).toList();
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A checkout this user cannot write (another user's, or one mounted read-only): a build Maven made
+ * there runs, and one that is missing or out of date is refused in one line saying what is needed.
+ * Run as user nobody through setpriv where the tests run as root (whom no permission stops), else
+ * as this user with mesh-cli's folders made read-only.
+ */
+class LauncherReadOnlyCheckoutTest {
+  @TempDir Path root;
+
+  @AfterEach
+  void writableAgain() throws IOException {
+    for (Path p : new Path[] {root.resolve("mesh-cli/target"), root.resolve("mesh-cli")}) {
+      if (Files.exists(p)) {
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+      }
+    }
+  }
+
+  /**
+   * Regression: the launcher took Maven's build for its own by writing its stamp beside it, and
+   * where it could not, removed Maven's file instead, which stopped it with "rm: cannot remove
+   * '…/mesh-cli/target/mesh-build-started': Permission denied".
+   */
+  @Test
+  void aBuildMavenMadeThere_runs() throws Exception {
+    Path target = Files.createDirectories(root.resolve("mesh-cli/target/lib"));
+    Files.writeString(target.resolveSibling("mesh-cli.jar"), "");
+    Files.writeString(
+        target.resolveSibling("mesh-build-started"),
+        Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\n");
+    Files.writeString(
+        target.resolveSibling("mesh-build-classpath"),
+        root.resolve("mesh-core/target/classes") + "\n");
+    Path jdk = LauncherCopy.standInJdk(root);
+    readOnly(target.getParent());
+
+    LauncherCopy.Ran ran = asAnotherUser(Map.of("JAVA_HOME", jdk.toString()), "key", "show");
+
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(ran.out()).isEmpty();
+    assertThat(Files.readAllLines(root.resolve("java-args"))).endsWith("key", "show");
+  }
+
+  /**
+   * Regression: with no build yet, the launcher stopped with "mkdir: cannot create directory
+   * '…/mesh-cli/target': Permission denied" and nothing saying what to do.
+   */
+  @Test
+  void noBuildYet_isRefusedInOneLine_sayingWhatIsNeeded() throws Exception {
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
+    Path jdk = LauncherCopy.standInJdk(root);
+    readOnly(root.resolve("mesh-cli"));
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", ""), "demo");
+
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out())
+        .isEqualTo(
+            "mesh: mesh-cli needs a build (none yet, or a source changed since the last), and"
+                + " this user cannot write "
+                + root.toRealPath().resolve("mesh-cli/target")
+                + ": build it once as a user who can (./mesh --version), or run the last build"
+                + " as it is with MESH_NO_BUILD=1\n");
+  }
+
+  /**
+   * Makes {@code dir} read-only, and the rest of the tree readable and the stand-in JDK runnable by
+   * anyone (the test runs the launcher as nobody where it runs as root).
+   */
+  private void readOnly(Path dir) throws IOException {
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
+    for (String tool : new String[] {"java", "javac"}) {
+      Files.setPosixFilePermissions(
+          root.resolve("jdk/bin").resolve(tool), PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("r-xr-xr-x"));
+  }
+
+  /** {@code mesh args} run by a user who cannot write {@code mesh-cli}: nobody if this is root. */
+  private LauncherCopy.Ran asAnotherUser(Map<String, String> env, String... args) throws Exception {
+    String shell = "bash";
+    if ("root".equals(System.getProperty("user.name"))) {
+      assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv, to run as nobody");
+      Path asNobody = root.resolve("as-nobody");
+      Files.writeString(
+          asNobody,
+          "#!/bin/sh\nexec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups bash"
+              + " \"$@\"\n",
+          StandardCharsets.UTF_8);
+      assertThat(asNobody.toFile().setExecutable(true)).isTrue();
+      shell = asNobody.toString();
+    }
+    return LauncherCopy.runBy(shell, root, System.getenv(), env, args);
+  }
+}
