@@ -17,6 +17,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.internal.LineReader;
 
 /**
  * The journal's tables and the statements over them (SPEC.md section 60.7). Every statement names
@@ -1074,8 +1075,8 @@ final class JournalSchema {
   }
 
   /**
-   * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot,
-   * through a cursor (rows are not loaded at once); a missing sequence (a row deleted) is refused
+   * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot, a
+   * page at a time (rows are not loaded at once); a missing sequence (a row deleted) is refused
    * here, since the lines alone would not show where.
    */
   static void readLines(Connection c, JournalTables t, String journal, LineSink sink)
@@ -1094,7 +1095,7 @@ final class JournalSchema {
       Connection c, JournalTables t, String journal, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
     if (exists(c, t, "mesh_journal_record")) {
-      readLines(c, t, journal, 0, Long.MAX_VALUE, keepAlive, sink);
+      readLines(c, t, journal, 0, Long.MAX_VALUE, keepAlive, ReadBounds.DEFAULT, sink);
     }
   }
 
@@ -1146,80 +1147,116 @@ final class JournalSchema {
   }
 
   /**
+   * The longest record line read: the file journal's ({@link LineReader#MAX_LINE_BYTES}); a record
+   * is kilobytes, so a longer row is damage or a DBA's, refused before it is fetched.
+   */
+  static final int MAX_LINE_BYTES = LineReader.MAX_LINE_BYTES;
+
+  /**
+   * The most bytes of lines fetched in one round trip (a page), except that a page holds at least
+   * one line: a journal of many large records is read in bounded memory.
+   */
+  static final long PAGE_BYTES = 8L << 20;
+
+  /** The most rows of a page, whatever their size; their sizes are asked before their lines. */
+  private static final int PAGE_ROWS = 1000;
+
+  /**
+   * How much a read holds at once: lines of at most {@code maxLine} bytes, pages of at most {@code
+   * pageBytes} (or one line); the defaults are {@link #MAX_LINE_BYTES} and {@link #PAGE_BYTES},
+   * smaller only in tests.
+   */
+  record ReadBounds(int maxLine, long pageBytes) {
+    static final ReadBounds DEFAULT = new ReadBounds(MAX_LINE_BYTES, PAGE_BYTES);
+
+    ReadBounds {
+      if (maxLine < 1 || pageBytes < 1) {
+        throw new IllegalArgumentException("read bounds must be positive");
+      }
+    }
+  }
+
+  /**
    * Streams the lines of records {@code from .. to - 1} of the journal in sequence order, in one
-   * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused. With
+   * snapshot, a page at a time (rows are not loaded at once); a missing sequence is refused. With
    * {@code to} {@link Long#MAX_VALUE}, the records from {@code from} to the last.
    */
   static void readLines(
       Connection c, JournalTables t, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
-    readLines(c, t, journal, from, to, Duration.ZERO, sink);
+    readLines(c, t, journal, from, to, Duration.ZERO, ReadBounds.DEFAULT, sink);
   }
 
-  private static void readLines(
+  /**
+   * The read of every other form. Each page's row sizes are asked first ({@code octet_length},
+   * which the server answers without sending the line), so a row over {@code bounds.maxLine()} is
+   * refused by its sequence number before a byte of it is fetched, and the lines of a page are
+   * fetched only up to {@code bounds.pageBytes()}: a driver's fetch size counts rows, and a
+   * thousand rows of a DBA's making (or of an honest journal's large records) could be gigabytes.
+   * The pages are read in one transaction at {@code REPEATABLE READ}, so they are one snapshot, as
+   * one statement's rows were.
+   */
+  static void readLines(
       Connection c,
       JournalTables t,
       String journal,
       long from,
       long to,
       Duration keepAlive,
+      ReadBounds bounds,
       LineSink sink)
       throws SQLException, JournalException {
     refuseHiddenRows(c, t);
     refuseNondeterministicCollations(c, t);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
-    // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT seq, line FROM "
-                + t.record()
-                + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
-                + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq")) {
-      ps.setFetchSize(1000);
-      ps.setString(1, journal);
-      ps.setLong(2, from);
-      ps.setLong(3, to);
+    String range =
+        " FROM "
+            + t.record()
+            + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
+            + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq";
+    try (Statement ping = c.createStatement();
+        PreparedStatement sizes =
+            c.prepareStatement(
+                "SELECT seq, pg_catalog.octet_length(line)"
+                    + range
+                    // One row past a full page: the row after the page's last is seen, so a second
+                    // row of that seq is not left to the next page, which starts after it.
+                    + " LIMIT "
+                    + (PAGE_ROWS + 1));
+        PreparedStatement lines = c.prepareStatement("SELECT seq, line" + range)) {
+      ping.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
       long next = from;
       long spoke = System.nanoTime();
-      try (ResultSet rs = ps.executeQuery();
-          Statement ping = c.createStatement()) {
-        while (rs.next()) {
-          if (every > 0 && System.nanoTime() - spoke >= every) {
-            // A statement of its own in the same transaction; the cursor stays open.
-            ping.execute("SELECT 1");
-            spoke = System.nanoTime();
+      while (true) {
+        long end = pageEnd(sizes, journal, next, to, bounds);
+        if (end == next) {
+          break;
+        }
+        lines.setString(1, journal);
+        lines.setLong(2, next);
+        lines.setLong(3, end);
+        try (ResultSet rs = lines.executeQuery()) {
+          while (rs.next()) {
+            if (every > 0 && System.nanoTime() - spoke >= every) {
+              // A statement of its own in the same transaction; the page is already here.
+              ping.execute("SELECT 1");
+              spoke = System.nanoTime();
+            }
+            long seq = rs.getLong(1);
+            checkNext(seq, next);
+            sink.accept(seq, rs.getBytes(2));
+            next++;
           }
-          long seq = rs.getLong(1);
-          if (seq == next - 1) {
-            // In seq order a second row of a seq comes right after the first: the table's key no
-            // longer keeps one row per record, and calling the next record missing would mislead.
-            throw new JournalException(
-                JournalException.Reason.CORRUPT,
-                seq,
-                "is stored in more than one row of mesh_journal_record: its primary key (journal,"
-                    + " seq) was dropped or replaced, and which row is the record is not known",
-                null);
-          }
-          if (seq != next) {
-            throw new JournalException(
-                JournalException.Reason.CORRUPT,
-                next,
-                "is missing from the database (the next row holds seq " + seq + ")",
-                null);
-          }
-          sink.accept(seq, rs.getBytes(2));
-          next++;
+        }
+        if (next != end) {
+          throw missing(next, "the next row holds none");
         }
       }
       c.commit();
       if (to != Long.MAX_VALUE && next != to) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            next,
-            "is missing from the database (records up to " + (to - 1) + " were committed)",
-            null);
+        throw missing(next, "records up to " + (to - 1) + " were committed");
       }
     } finally {
       // A session the server ended has already said why (in what was thrown): do not bury that
@@ -1228,6 +1265,68 @@ final class JournalSchema {
         c.setAutoCommit(auto);
       }
     }
+  }
+
+  /**
+   * The end (exclusive) of the page of rows from {@code next}: as many as {@link #PAGE_ROWS} and
+   * {@code bounds.pageBytes()} allow, at least one; {@code next} where no row is left. Refuses a
+   * gap, a second row of a seq, and a row longer than {@code bounds.maxLine()}.
+   */
+  private static long pageEnd(
+      PreparedStatement sizes, String journal, long next, long to, ReadBounds bounds)
+      throws SQLException, JournalException {
+    sizes.setString(1, journal);
+    sizes.setLong(2, next);
+    sizes.setLong(3, to);
+    long end = next;
+    long bytes = 0;
+    try (ResultSet rs = sizes.executeQuery()) {
+      while (rs.next()) {
+        long seq = rs.getLong(1);
+        checkNext(seq, end);
+        long length = rs.getLong(2);
+        if (length > bounds.maxLine()) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              seq,
+              "is a row of "
+                  + length
+                  + " bytes in mesh_journal_record, longer than the "
+                  + bounds.maxLine()
+                  + " bytes a record may be (a record is kilobytes): it was not fetched; the row"
+                  + " was written by other than the journal, or damaged",
+              null);
+        }
+        if (end - next == PAGE_ROWS || (end > next && bytes + length > bounds.pageBytes())) {
+          break;
+        }
+        bytes += length;
+        end++;
+      }
+    }
+    return end;
+  }
+
+  /** Refuses row {@code seq} where record {@code next} is due: a gap, or a seq stored twice. */
+  private static void checkNext(long seq, long next) throws JournalException {
+    if (seq == next - 1) {
+      // In seq order a second row of a seq comes right after the first: the table's key no
+      // longer keeps one row per record, and calling the next record missing would mislead.
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          seq,
+          "is stored in more than one row of mesh_journal_record: its primary key (journal,"
+              + " seq) was dropped or replaced, and which row is the record is not known",
+          null);
+    }
+    if (seq != next) {
+      throw missing(next, "the next row holds seq " + seq);
+    }
+  }
+
+  private static JournalException missing(long seq, String why) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT, seq, "is missing from the database (" + why + ")", null);
   }
 
   /**

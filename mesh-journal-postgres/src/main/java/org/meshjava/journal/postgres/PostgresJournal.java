@@ -469,7 +469,7 @@ public final class PostgresJournal implements Journal {
 
   /**
    * Streams the stored lines of journal {@code name} at {@code location} to {@code sink}, in order,
-   * in one snapshot through a cursor, without taking its lock; checked only for gaps in the
+   * in one snapshot a page at a time, without taking its lock; checked only for gaps in the
    * sequence (the caller checks the chain, as {@code mesh journal verify} does). Memory stays
    * bounded however long the journal is.
    *
