@@ -29,12 +29,12 @@ import org.jspecify.annotations.Nullable;
  *       journal to a successor. A live steward talks to it at least every third of this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
- *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS}, less
- *       than the lease): how long
- *       any one of the journal's statements waits for a table or row lock another session holds (a
- *       DBA's {@code LOCK TABLE}, an index being built) before it is refused, naming that session.
- *       It is the journal's sessions' {@code lock_timeout}, whatever a role or the database sets,
- *       so a role with none cannot hold a serve for as long as the DBA's transaction lasts.
+ *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS},
+ *       less than the lease): how long any one of the journal's statements waits for a table or row
+ *       lock another session holds (a DBA's {@code LOCK TABLE}, an index being built) before it is
+ *       refused, naming that session. It is the journal's sessions' {@code lock_timeout}, whatever
+ *       a role or the database sets, so a role with none cannot hold a serve for as long as the
+ *       DBA's transaction lasts.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
  *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
