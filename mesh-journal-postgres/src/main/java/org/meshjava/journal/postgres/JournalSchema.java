@@ -862,28 +862,36 @@ final class JournalSchema {
   }
 
   /**
-   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
-   * limit}), a refusal of the same SQLSTATE naming the sessions holding a lock on {@code tables}
-   * (see {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}), asked on {@code c}
-   * once its transaction is rolled back: for a read, whose refusal in the server's words names
-   * neither the table nor who holds it. {@code e} itself where that cannot be asked.
+   * A statement's wait for a lock on one of the journal's tables: {@code table} by its name, {@code
+   * mode} as {@code pg_locks} names the mode the statement takes there ({@code RowExclusiveLock}).
    */
-  static SQLException holdersNamed(
-      Connection c, JournalTables t, Duration limit, SQLException e, String... tables) {
-    return holdersNamedIn(c, t, limit, null, e, tables);
+  record Wait(String table, String mode) {
+    Wait {
+      if (!CONFLICTS.containsKey(mode)) {
+        throw new IllegalArgumentException("not a table lock mode: " + mode);
+      }
+    }
+
+    /** A read's wait ({@code SELECT}): only an {@code ACCESS EXCLUSIVE} holder makes it wait. */
+    static Wait read(String table) {
+      return new Wait(table, "AccessShareLock");
+    }
+
+    /** A write's wait ({@code INSERT}, {@code UPDATE}, {@code DELETE}). */
+    static Wait write(String table) {
+      return new Wait(table, "RowExclusiveLock");
+    }
   }
 
   /**
-   * As {@link #holdersNamed}, for a statement that waited for {@code mode} on a table itself:
-   * naming the holders as {@link #lockTimedOutIn} does.
+   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
+   * limit}), a refusal of the same SQLSTATE naming the sessions whose lock on a table of {@code
+   * waits} conflicts with the statement's (see {@link #lockTimedOut(Connection, JournalTables,
+   * Duration, Wait...)}), asked on {@code c} once its transaction is rolled back: the server's
+   * words name neither the table nor who holds it. {@code e} itself where that cannot be asked.
    */
-  static SQLException holdersNamedIn(
-      Connection c,
-      JournalTables t,
-      Duration limit,
-      @Nullable String mode,
-      SQLException e,
-      String... tables) {
+  static SQLException holdersNamed(
+      Connection c, JournalTables t, Duration limit, SQLException e, Wait... waits) {
     if (!lockTimedOut(e)) {
       return e;
     }
@@ -894,7 +902,7 @@ final class JournalSchema {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
-      return new SQLException(lockTimedOutIn(c, t, limit, mode, tables), e.getSQLState(), e);
+      return new SQLException(lockTimedOut(c, t, limit, waits), e.getSQLState(), e);
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       return e;
@@ -902,38 +910,37 @@ final class JournalSchema {
   }
 
   /**
-   * Why a statement on {@code tables} (the journal's, by their names) was refused at the journal's
-   * {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other sessions
-   * holding a lock on one of them, as far as this role may see them, and how to end one. Asked on
-   * {@code c} outside the failed transaction (the caller rolled it back), on the failing path only.
-   * A wait for a row's lock (a session holding the owner row {@code FOR UPDATE}) shows as that
-   * session's lock on the table.
+   * Why a statement waiting as {@code waits} say (on the journal's tables) was refused at the
+   * journal's {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other
+   * sessions holding a lock on one of those tables in a mode that conflicts with the one waited for
+   * there, as far as this role may see them, and how to end one. A reader's lock beside a DBA's was
+   * named too, and as the lowest pid, the one to end. Where none conflicts (a wait for a row's
+   * lock, a session holding the owner row {@code FOR UPDATE}, shows as a weaker lock on its table;
+   * a wait queued behind another's wait), every holder is named. Asked on {@code c} outside the
+   * failed transaction (the caller rolled it back), on the failing path only.
    */
-  static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
+  static String lockTimedOut(Connection c, JournalTables t, Duration limit, Wait... waits)
       throws SQLException {
-    return lockTimedOutIn(c, t, limit, null, tables);
-  }
-
-  /**
-   * As {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}, for a statement that
-   * waited for {@code mode} (as {@code pg_locks} names it, {@code RowExclusiveLock}) on a table
-   * itself: only the sessions holding a mode that conflicts with it are named, where there are any.
-   * A reader's lock beside a DBA's was named too, and as the lowest pid, the one to end. Where none
-   * conflicts (a wait for a row's lock, which shows as a weaker lock on its table), or {@code mode}
-   * is null, every holder is named.
-   */
-  static String lockTimedOutIn(
-      Connection c, JournalTables t, Duration limit, @Nullable String mode, String... tables)
-      throws SQLException {
+    List<String> tables = new ArrayList<>();
     List<String> oids = new ArrayList<>();
-    for (String table : tables) {
-      oids.add(t.oid(JournalTables.literal(table)));
+    // The mode waited for on each lock's table, so that a holder is matched against its own.
+    StringBuilder modeOf = new StringBuilder("CASE");
+    for (Wait w : waits) {
+      tables.add(w.table());
+      oids.add(t.oid(JournalTables.literal(w.table())));
+      modeOf
+          .append(" WHEN l.relation OPERATOR(pg_catalog.=) ")
+          .append(oids.getLast())
+          .append(" THEN ")
+          .append(JournalTables.literal(w.mode()));
     }
+    modeOf.append(" END");
     List<LockHolding> holders = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event,"
-                + " l.mode"
+                + " l.mode, "
+                + modeOf
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
                 + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
                 + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
@@ -943,7 +950,6 @@ final class JournalSchema {
                 + "])"
                 + " ORDER BY l.pid")) {
       List<LockHolding> conflicting = new ArrayList<>();
-      Set<String> blocking = mode == null ? Set.of() : CONFLICTS.getOrDefault(mode, Set.of());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           LockHolding h = new LockHolding(rs.getLong(1), session(rs));
@@ -951,7 +957,7 @@ final class JournalSchema {
           if (holders.isEmpty() || holders.getLast().pid() != h.pid()) {
             holders.add(h);
           }
-          if (blocking.contains(rs.getString(6))
+          if (CONFLICTS.getOrDefault(rs.getString(7), Set.of()).contains(rs.getString(6))
               && (conflicting.isEmpty() || conflicting.getLast().pid() != h.pid())) {
             conflicting.add(h);
           }
