@@ -48,20 +48,12 @@ class PostgresLineBoundsTest {
     String journal = PostgresJournalTest.newName();
     plant(journal, 0, 100, 60_000);
     List<Integer> lengths = new ArrayList<>();
-    try (Connection c = boundedHeap()) {
-      JournalSchema.readLines(
-          c,
-          PostgresJournalTest.PUBLIC,
-          journal,
-          0,
-          Long.MAX_VALUE,
-          Duration.ZERO,
-          BOUNDS,
-          (seq, line) -> {
-            assertThat(seq).isEqualTo(lengths.size());
-            lengths.add(line.length);
-          });
-    }
+    read(
+        journal,
+        (seq, line) -> {
+          assertThat(seq).isEqualTo(lengths.size());
+          lengths.add(line.length);
+        });
     assertThat(lengths).hasSize(100).containsOnly(60_000);
   }
 
@@ -71,34 +63,29 @@ class PostgresLineBoundsTest {
     plant(journal, 0, 2, 100);
     plant(journal, 2, 1, 3 * HEAP);
     plant(journal, 3, 1, 100);
-    List<Long> read = new ArrayList<>();
-    JournalException e;
-    try (Connection c = boundedHeap()) {
-      e =
-          catchThrowableOfType(
-              JournalException.class,
-              () ->
-                  JournalSchema.readLines(
-                      c,
-                      PostgresJournalTest.PUBLIC,
-                      journal,
-                      0,
-                      Long.MAX_VALUE,
-                      Duration.ZERO,
-                      BOUNDS,
-                      (seq, line) -> read.add(seq)));
-    }
+    List<Long> taken = new ArrayList<>();
+    JournalException e =
+        catchThrowableOfType(
+            JournalException.class, () -> read(journal, (seq, line) -> taken.add(seq)));
     assertThat(e).isNotNull();
     assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
     assertThat(e.seq()).hasValue(2);
     assertThat(e.getMessage())
         .contains("a row of " + 3 * HEAP + " bytes")
         .contains("longer than the " + (64 << 10) + " bytes a record may be");
+    assertThat(taken).as("refused from the sizes, before the page's lines came").isEmpty();
   }
 
-  /** A session whose fetches may bring at most {@link #HEAP} bytes. */
-  private static Connection boundedHeap() throws SQLException {
-    return DriverManager.getConnection(server.jdbcUrl(database) + "&maxResultBuffer=" + HEAP);
+  /**
+   * Reads every line of {@code journal} within {@link #BOUNDS}, on a session whose fetches may
+   * bring at most {@link #HEAP} bytes.
+   */
+  private static void read(String journal, JournalSchema.LineSink sink) throws Exception {
+    try (Connection c =
+        DriverManager.getConnection(server.jdbcUrl(database) + "&maxResultBuffer=" + HEAP)) {
+      JournalSchema.readLines(
+          c, PostgresJournalTest.PUBLIC, journal, 0, Long.MAX_VALUE, Duration.ZERO, BOUNDS, sink);
+    }
   }
 
   /**
