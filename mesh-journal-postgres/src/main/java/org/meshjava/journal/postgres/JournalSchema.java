@@ -17,6 +17,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.internal.LineReader;
 
 /**
  * The journal's tables and the statements over them (SPEC.md section 60.7). Every statement names
@@ -861,28 +862,36 @@ final class JournalSchema {
   }
 
   /**
-   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
-   * limit}), a refusal of the same SQLSTATE naming the sessions holding a lock on {@code tables}
-   * (see {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}), asked on {@code c}
-   * once its transaction is rolled back: for a read, whose refusal in the server's words names
-   * neither the table nor who holds it. {@code e} itself where that cannot be asked.
+   * A statement's wait for a lock on one of the journal's tables: {@code table} by its name, {@code
+   * mode} as {@code pg_locks} names the mode the statement takes there ({@code RowExclusiveLock}).
    */
-  static SQLException holdersNamed(
-      Connection c, JournalTables t, Duration limit, SQLException e, String... tables) {
-    return holdersNamedIn(c, t, limit, null, e, tables);
+  record Wait(String table, String mode) {
+    Wait {
+      if (!CONFLICTS.containsKey(mode)) {
+        throw new IllegalArgumentException("not a table lock mode: " + mode);
+      }
+    }
+
+    /** A read's wait ({@code SELECT}): only an {@code ACCESS EXCLUSIVE} holder makes it wait. */
+    static Wait read(String table) {
+      return new Wait(table, "AccessShareLock");
+    }
+
+    /** A write's wait ({@code INSERT}, {@code UPDATE}, {@code DELETE}). */
+    static Wait write(String table) {
+      return new Wait(table, "RowExclusiveLock");
+    }
   }
 
   /**
-   * As {@link #holdersNamed}, for a statement that waited for {@code mode} on a table itself:
-   * naming the holders as {@link #lockTimedOutIn} does.
+   * {@code e}, or, where it is the server's refusal at the journal's {@code lock_timeout} ({@code
+   * limit}), a refusal of the same SQLSTATE naming the sessions whose lock on a table of {@code
+   * waits} conflicts with the statement's (see {@link #lockTimedOut(Connection, JournalTables,
+   * Duration, Wait...)}), asked on {@code c} once its transaction is rolled back: the server's
+   * words name neither the table nor who holds it. {@code e} itself where that cannot be asked.
    */
-  static SQLException holdersNamedIn(
-      Connection c,
-      JournalTables t,
-      Duration limit,
-      @Nullable String mode,
-      SQLException e,
-      String... tables) {
+  static SQLException holdersNamed(
+      Connection c, JournalTables t, Duration limit, SQLException e, Wait... waits) {
     if (!lockTimedOut(e)) {
       return e;
     }
@@ -893,7 +902,7 @@ final class JournalSchema {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
-      return new SQLException(lockTimedOutIn(c, t, limit, mode, tables), e.getSQLState(), e);
+      return new SQLException(lockTimedOut(c, t, limit, waits), e.getSQLState(), e);
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       return e;
@@ -901,38 +910,37 @@ final class JournalSchema {
   }
 
   /**
-   * Why a statement on {@code tables} (the journal's, by their names) was refused at the journal's
-   * {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other sessions
-   * holding a lock on one of them, as far as this role may see them, and how to end one. Asked on
-   * {@code c} outside the failed transaction (the caller rolled it back), on the failing path only.
-   * A wait for a row's lock (a session holding the owner row {@code FOR UPDATE}) shows as that
-   * session's lock on the table.
+   * Why a statement waiting as {@code waits} say (on the journal's tables) was refused at the
+   * journal's {@code lock_timeout} ({@code limit}, the URL's {@code lock_timeout_ms}): the other
+   * sessions holding a lock on one of those tables in a mode that conflicts with the one waited for
+   * there, as far as this role may see them, and how to end one. A reader's lock beside a DBA's was
+   * named too, and as the lowest pid, the one to end. Where none conflicts (a wait for a row's
+   * lock, a session holding the owner row {@code FOR UPDATE}, shows as a weaker lock on its table;
+   * a wait queued behind another's wait), every holder is named. Asked on {@code c} outside the
+   * failed transaction (the caller rolled it back), on the failing path only.
    */
-  static String lockTimedOut(Connection c, JournalTables t, Duration limit, String... tables)
+  static String lockTimedOut(Connection c, JournalTables t, Duration limit, Wait... waits)
       throws SQLException {
-    return lockTimedOutIn(c, t, limit, null, tables);
-  }
-
-  /**
-   * As {@link #lockTimedOut(Connection, JournalTables, Duration, String...)}, for a statement that
-   * waited for {@code mode} (as {@code pg_locks} names it, {@code RowExclusiveLock}) on a table
-   * itself: only the sessions holding a mode that conflicts with it are named, where there are any.
-   * A reader's lock beside a DBA's was named too, and as the lowest pid, the one to end. Where none
-   * conflicts (a wait for a row's lock, which shows as a weaker lock on its table), or {@code mode}
-   * is null, every holder is named.
-   */
-  static String lockTimedOutIn(
-      Connection c, JournalTables t, Duration limit, @Nullable String mode, String... tables)
-      throws SQLException {
+    List<String> tables = new ArrayList<>();
     List<String> oids = new ArrayList<>();
-    for (String table : tables) {
-      oids.add(t.oid(JournalTables.literal(table)));
+    // The mode waited for on each lock's table, so that a holder is matched against its own.
+    StringBuilder modeOf = new StringBuilder("CASE");
+    for (Wait w : waits) {
+      tables.add(w.table());
+      oids.add(t.oid(JournalTables.literal(w.table())));
+      modeOf
+          .append(" WHEN l.relation OPERATOR(pg_catalog.=) ")
+          .append(oids.getLast())
+          .append(" THEN ")
+          .append(JournalTables.literal(w.mode()));
     }
+    modeOf.append(" END");
     List<LockHolding> holders = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT DISTINCT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event,"
-                + " l.mode"
+                + " l.mode, "
+                + modeOf
                 + " FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a"
                 + " ON a.pid OPERATOR(pg_catalog.=) l.pid"
                 + " WHERE l.locktype OPERATOR(pg_catalog.=) 'relation' AND l.granted"
@@ -942,7 +950,6 @@ final class JournalSchema {
                 + "])"
                 + " ORDER BY l.pid")) {
       List<LockHolding> conflicting = new ArrayList<>();
-      Set<String> blocking = mode == null ? Set.of() : CONFLICTS.getOrDefault(mode, Set.of());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           LockHolding h = new LockHolding(rs.getLong(1), session(rs));
@@ -950,7 +957,7 @@ final class JournalSchema {
           if (holders.isEmpty() || holders.getLast().pid() != h.pid()) {
             holders.add(h);
           }
-          if (blocking.contains(rs.getString(6))
+          if (CONFLICTS.getOrDefault(rs.getString(7), Set.of()).contains(rs.getString(6))
               && (conflicting.isEmpty() || conflicting.getLast().pid() != h.pid())) {
             conflicting.add(h);
           }
@@ -1074,8 +1081,8 @@ final class JournalSchema {
   }
 
   /**
-   * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot,
-   * through a cursor (rows are not loaded at once); a missing sequence (a row deleted) is refused
+   * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot, a
+   * page at a time (rows are not loaded at once); a missing sequence (a row deleted) is refused
    * here, since the lines alone would not show where.
    */
   static void readLines(Connection c, JournalTables t, String journal, LineSink sink)
@@ -1094,7 +1101,7 @@ final class JournalSchema {
       Connection c, JournalTables t, String journal, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
     if (exists(c, t, "mesh_journal_record")) {
-      readLines(c, t, journal, 0, Long.MAX_VALUE, keepAlive, sink);
+      readLines(c, t, journal, 0, Long.MAX_VALUE, keepAlive, ReadBounds.DEFAULT, sink);
     }
   }
 
@@ -1146,80 +1153,116 @@ final class JournalSchema {
   }
 
   /**
+   * The longest record line read: the file journal's ({@link LineReader#MAX_LINE_BYTES}); a record
+   * is kilobytes, so a longer row is damage or a DBA's, refused before it is fetched.
+   */
+  static final int MAX_LINE_BYTES = LineReader.MAX_LINE_BYTES;
+
+  /**
+   * The most bytes of lines fetched in one round trip (a page), except that a page holds at least
+   * one line: a journal of many large records is read in bounded memory.
+   */
+  static final long PAGE_BYTES = 8L << 20;
+
+  /** The most rows of a page, whatever their size; their sizes are asked before their lines. */
+  private static final int PAGE_ROWS = 1000;
+
+  /**
+   * How much a read holds at once: lines of at most {@code maxLine} bytes, pages of at most {@code
+   * pageBytes} (or one line); the defaults are {@link #MAX_LINE_BYTES} and {@link #PAGE_BYTES},
+   * smaller only in tests.
+   */
+  record ReadBounds(int maxLine, long pageBytes) {
+    static final ReadBounds DEFAULT = new ReadBounds(MAX_LINE_BYTES, PAGE_BYTES);
+
+    ReadBounds {
+      if (maxLine < 1 || pageBytes < 1) {
+        throw new IllegalArgumentException("read bounds must be positive");
+      }
+    }
+  }
+
+  /**
    * Streams the lines of records {@code from .. to - 1} of the journal in sequence order, in one
-   * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused. With
+   * snapshot, a page at a time (rows are not loaded at once); a missing sequence is refused. With
    * {@code to} {@link Long#MAX_VALUE}, the records from {@code from} to the last.
    */
   static void readLines(
       Connection c, JournalTables t, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
-    readLines(c, t, journal, from, to, Duration.ZERO, sink);
+    readLines(c, t, journal, from, to, Duration.ZERO, ReadBounds.DEFAULT, sink);
   }
 
-  private static void readLines(
+  /**
+   * The read of every other form. Each page's row sizes are asked first ({@code octet_length},
+   * which the server answers without sending the line), so a row over {@code bounds.maxLine()} is
+   * refused by its sequence number before a byte of it is fetched, and the lines of a page are
+   * fetched only up to {@code bounds.pageBytes()}: a driver's fetch size counts rows, and a
+   * thousand rows of a DBA's making (or of an honest journal's large records) could be gigabytes.
+   * The pages are read in one transaction at {@code REPEATABLE READ}, so they are one snapshot, as
+   * one statement's rows were.
+   */
+  static void readLines(
       Connection c,
       JournalTables t,
       String journal,
       long from,
       long to,
       Duration keepAlive,
+      ReadBounds bounds,
       LineSink sink)
       throws SQLException, JournalException {
     refuseHiddenRows(c, t);
     refuseNondeterministicCollations(c, t);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
-    // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT seq, line FROM "
-                + t.record()
-                + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
-                + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq")) {
-      ps.setFetchSize(1000);
-      ps.setString(1, journal);
-      ps.setLong(2, from);
-      ps.setLong(3, to);
+    String range =
+        " FROM "
+            + t.record()
+            + " WHERE journal OPERATOR(pg_catalog.=) ? AND seq OPERATOR(pg_catalog.>=) ?"
+            + " AND seq OPERATOR(pg_catalog.<) ? ORDER BY seq";
+    try (Statement ping = c.createStatement();
+        PreparedStatement sizes =
+            c.prepareStatement(
+                "SELECT seq, pg_catalog.octet_length(line)"
+                    + range
+                    // One row past a full page: the row after the page's last is seen, so a second
+                    // row of that seq is not left to the next page, which starts after it.
+                    + " LIMIT "
+                    + (PAGE_ROWS + 1));
+        PreparedStatement lines = c.prepareStatement("SELECT seq, line" + range)) {
+      ping.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
       long next = from;
       long spoke = System.nanoTime();
-      try (ResultSet rs = ps.executeQuery();
-          Statement ping = c.createStatement()) {
-        while (rs.next()) {
-          if (every > 0 && System.nanoTime() - spoke >= every) {
-            // A statement of its own in the same transaction; the cursor stays open.
-            ping.execute("SELECT 1");
-            spoke = System.nanoTime();
+      while (true) {
+        long end = pageEnd(sizes, journal, next, to, bounds);
+        if (end == next) {
+          break;
+        }
+        lines.setString(1, journal);
+        lines.setLong(2, next);
+        lines.setLong(3, end);
+        try (ResultSet rs = lines.executeQuery()) {
+          while (rs.next()) {
+            if (every > 0 && System.nanoTime() - spoke >= every) {
+              // A statement of its own in the same transaction; the page is already here.
+              ping.execute("SELECT 1");
+              spoke = System.nanoTime();
+            }
+            long seq = rs.getLong(1);
+            checkNext(seq, next);
+            sink.accept(seq, rs.getBytes(2));
+            next++;
           }
-          long seq = rs.getLong(1);
-          if (seq == next - 1) {
-            // In seq order a second row of a seq comes right after the first: the table's key no
-            // longer keeps one row per record, and calling the next record missing would mislead.
-            throw new JournalException(
-                JournalException.Reason.CORRUPT,
-                seq,
-                "is stored in more than one row of mesh_journal_record: its primary key (journal,"
-                    + " seq) was dropped or replaced, and which row is the record is not known",
-                null);
-          }
-          if (seq != next) {
-            throw new JournalException(
-                JournalException.Reason.CORRUPT,
-                next,
-                "is missing from the database (the next row holds seq " + seq + ")",
-                null);
-          }
-          sink.accept(seq, rs.getBytes(2));
-          next++;
+        }
+        if (next != end) {
+          throw missing(next, "the next row holds none");
         }
       }
       c.commit();
       if (to != Long.MAX_VALUE && next != to) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            next,
-            "is missing from the database (records up to " + (to - 1) + " were committed)",
-            null);
+        throw missing(next, "records up to " + (to - 1) + " were committed");
       }
     } finally {
       // A session the server ended has already said why (in what was thrown): do not bury that
@@ -1228,6 +1271,68 @@ final class JournalSchema {
         c.setAutoCommit(auto);
       }
     }
+  }
+
+  /**
+   * The end (exclusive) of the page of rows from {@code next}: as many as {@link #PAGE_ROWS} and
+   * {@code bounds.pageBytes()} allow, at least one; {@code next} where no row is left. Refuses a
+   * gap, a second row of a seq, and a row longer than {@code bounds.maxLine()}.
+   */
+  private static long pageEnd(
+      PreparedStatement sizes, String journal, long next, long to, ReadBounds bounds)
+      throws SQLException, JournalException {
+    sizes.setString(1, journal);
+    sizes.setLong(2, next);
+    sizes.setLong(3, to);
+    long end = next;
+    long bytes = 0;
+    try (ResultSet rs = sizes.executeQuery()) {
+      while (rs.next()) {
+        long seq = rs.getLong(1);
+        checkNext(seq, end);
+        long length = rs.getLong(2);
+        if (length > bounds.maxLine()) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              seq,
+              "is a row of "
+                  + length
+                  + " bytes in mesh_journal_record, longer than the "
+                  + bounds.maxLine()
+                  + " bytes a record may be (a record is kilobytes): it was not fetched; the row"
+                  + " was written by other than the journal, or damaged",
+              null);
+        }
+        if (end - next == PAGE_ROWS || (end > next && bytes + length > bounds.pageBytes())) {
+          break;
+        }
+        bytes += length;
+        end++;
+      }
+    }
+    return end;
+  }
+
+  /** Refuses row {@code seq} where record {@code next} is due: a gap, or a seq stored twice. */
+  private static void checkNext(long seq, long next) throws JournalException {
+    if (seq == next - 1) {
+      // In seq order a second row of a seq comes right after the first: the table's key no
+      // longer keeps one row per record, and calling the next record missing would mislead.
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          seq,
+          "is stored in more than one row of mesh_journal_record: its primary key (journal,"
+              + " seq) was dropped or replaced, and which row is the record is not known",
+          null);
+    }
+    if (seq != next) {
+      throw missing(next, "the next row holds seq " + seq);
+    }
+  }
+
+  private static JournalException missing(long seq, String why) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT, seq, "is missing from the database (" + why + ")", null);
   }
 
   /**

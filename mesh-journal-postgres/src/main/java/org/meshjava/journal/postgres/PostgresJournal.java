@@ -334,8 +334,13 @@ public final class PostgresJournal implements Journal {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
+      // The raise of the epoch writes the owner row; the read of the records only reads.
       return JournalSchema.lockTimedOut(
-          c, t, location.lockTimeout(), "mesh_journal_owner", "mesh_journal_record");
+          c,
+          t,
+          location.lockTimeout(),
+          JournalSchema.Wait.write("mesh_journal_owner"),
+          JournalSchema.Wait.read("mesh_journal_record"));
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       return FailureWords.of(e);
@@ -469,7 +474,7 @@ public final class PostgresJournal implements Journal {
 
   /**
    * Streams the stored lines of journal {@code name} at {@code location} to {@code sink}, in order,
-   * in one snapshot through a cursor, without taking its lock; checked only for gaps in the
+   * in one snapshot a page at a time, without taking its lock; checked only for gaps in the
    * sequence (the caller checks the chain, as {@code mesh journal verify} does). Memory stays
    * bounded however long the journal is.
    *
@@ -481,18 +486,44 @@ public final class PostgresJournal implements Journal {
     checkName(name);
     try (PostgresLocation.Session s = location.session()) {
       JournalSchema.checkHome(s.connection(), s.tables(), name, location);
-      try {
-        JournalSchema.readLines(s.connection(), s.tables(), name, (seq, line) -> sink.accept(line));
-      } catch (SQLException e) {
-        // An export behind a DBA's lock: the server's words name neither the table nor its holder.
-        throw JournalSchema.holdersNamed(
-            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
-      }
+      readNamingHolders(
+          location,
+          s,
+          () ->
+              JournalSchema.readLines(
+                  s.connection(), s.tables(), name, (seq, line) -> sink.accept(line)));
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
           "cannot read journal " + name + " at " + location + ": " + FailureWords.of(e),
           e);
+    }
+  }
+
+  /** A read of {@code mesh_journal_record} on a session of its own. */
+  @FunctionalInterface
+  private interface RecordRead {
+    void run() throws SQLException, JournalException;
+  }
+
+  /**
+   * Runs {@code read} on {@code s}; refused at the journal's {@code lock_timeout} (behind a DBA's
+   * lock), it is refused naming the sessions whose lock on the table conflicts with the read's
+   * {@code ACCESS SHARE}: the server's words name neither the table nor its holder. An export and a
+   * read from a position share it.
+   */
+  private static void readNamingHolders(
+      PostgresLocation location, PostgresLocation.Session s, RecordRead read)
+      throws SQLException, JournalException {
+    try {
+      read.run();
+    } catch (SQLException e) {
+      throw JournalSchema.holdersNamed(
+          s.connection(),
+          s.tables(),
+          location.lockTimeout(),
+          e,
+          JournalSchema.Wait.read("mesh_journal_record"));
     }
   }
 
@@ -626,7 +657,11 @@ public final class PostgresJournal implements Journal {
       synchronized (connectionLock) {
         named =
             JournalSchema.holdersNamed(
-                connection, tables, location.lockTimeout(), e, "mesh_journal_record");
+                connection,
+                tables,
+                location.lockTimeout(),
+                e,
+                JournalSchema.Wait.write("mesh_journal_record"));
       }
     }
     return new JournalException(
@@ -836,18 +871,17 @@ public final class PostgresJournal implements Journal {
     }
     JournalChain.Reader reader = JournalChain.reader(at, chains);
     try (PostgresLocation.Session s = location.session()) {
-      try {
-        JournalSchema.readLines(
-            s.connection(),
-            s.tables(),
-            name,
-            at.count(),
-            end.count(),
-            (seq, line) -> sink.accept(reader.take(line, this)));
-      } catch (SQLException e) {
-        throw JournalSchema.holdersNamed(
-            s.connection(), s.tables(), location.lockTimeout(), e, "mesh_journal_record");
-      }
+      readNamingHolders(
+          location,
+          s,
+          () ->
+              JournalSchema.readLines(
+                  s.connection(),
+                  s.tables(),
+                  name,
+                  at.count(),
+                  end.count(),
+                  (seq, line) -> sink.accept(reader.take(line, this))));
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -951,8 +985,9 @@ public final class PostgresJournal implements Journal {
               connection,
               tables,
               location.lockTimeout(),
-              "mesh_journal_record",
-              "mesh_journal_owner");
+              JournalSchema.Wait.write("mesh_journal_record"),
+              // The fence's FOR SHARE of the owner row.
+              new JournalSchema.Wait("mesh_journal_owner", "RowShareLock"));
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       why = FailureWords.of(e);
@@ -1319,7 +1354,10 @@ public final class PostgresJournal implements Journal {
         return FailureWords.of(e);
       }
       return JournalSchema.lockTimedOut(
-          connection, tables, location.lockTimeout(), "mesh_journal_owner");
+          connection,
+          tables,
+          location.lockTimeout(),
+          JournalSchema.Wait.read("mesh_journal_owner"));
     } catch (SQLException notKnown) {
       e.addSuppressed(notKnown);
       return FailureWords.of(e);

@@ -29,11 +29,12 @@ import org.jspecify.annotations.Nullable;
  *       journal to a successor. A live steward talks to it at least every third of this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
- *   <li>{@code lock_timeout_ms} (default half the lease; at least 1, less than the lease): how long
- *       any one of the journal's statements waits for a table or row lock another session holds (a
- *       DBA's {@code LOCK TABLE}, an index being built) before it is refused, naming that session.
- *       It is the journal's sessions' {@code lock_timeout}, whatever a role or the database sets,
- *       so a role with none cannot hold a serve for as long as the DBA's transaction lasts.
+ *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS},
+ *       less than the lease): how long any one of the journal's statements waits for a table or row
+ *       lock another session holds (a DBA's {@code LOCK TABLE}, an index being built) before it is
+ *       refused, naming that session. It is the journal's sessions' {@code lock_timeout}, whatever
+ *       a role or the database sets, so a role with none cannot hold a serve for as long as the
+ *       DBA's transaction lasts.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
  *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
@@ -76,6 +77,15 @@ public final class PostgresLocation {
   private final Duration lease;
   private final Duration lockWait;
 
+  /**
+   * The least {@code lock_timeout_ms} a URL may give: a statement of the journal's waits that long
+   * for the brief locks of ordinary work (autovacuum, a snapshot save's {@code LOCK TABLE}, another
+   * steward's opening) before it is refused, and a limit an application sets to give up at once
+   * ({@code 1}, {@code 10}) cancelled batches behind them and failed the journal (SPEC.md section
+   * 60.7, "Faults").
+   */
+  public static final long MIN_LOCK_TIMEOUT_MS = 100;
+
   /** The URL's {@code lock_timeout_ms}; null for the default, half the lease (which may change). */
   private final @Nullable Duration lockTimeout;
 
@@ -98,12 +108,17 @@ public final class PostgresLocation {
     if (lockWait.isNegative()) {
       throw new IllegalArgumentException("lock_wait_ms must not be negative");
     }
-    if (lockTimeout != null && (lockTimeout.toMillis() < 1 || lockTimeout.compareTo(lease) >= 0)) {
+    if (lockTimeout != null
+        && (lockTimeout.toMillis() < MIN_LOCK_TIMEOUT_MS || lockTimeout.compareTo(lease) >= 0)) {
       // 0 is no limit to the server; one of the lease or more lets the driver's socket timeout
       // (the lease) give up first, in words for a lost connection, leaving the server's session
-      // waiting (with the journal's lock) for as long as the holder keeps its lock.
+      // waiting (with the journal's lock) for as long as the holder keeps its lock. Below the
+      // floor, the brief locks of ordinary work (autovacuum, a save's LOCK TABLE, another
+      // steward's opening) cancel batches and fail the journal.
       throw new IllegalArgumentException(
-          "lock_timeout_ms must be at least 1 and less than lease_ms ("
+          "lock_timeout_ms must be at least "
+              + MIN_LOCK_TIMEOUT_MS
+              + " and less than lease_ms ("
               + lease.toMillis()
               + "): "
               + lockTimeout.toMillis());

@@ -182,8 +182,8 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         // up. A wait for a row (a DBA's FOR UPDATE) finds no conflicting mode, and every holder is
         // named; a role that may not read pg_locks keeps the lock's refusal, the lookup's failure
         // suppressed on it.
-        throw JournalSchema.holdersNamedIn(
-            c, t, location.lockTimeout(), "RowExclusiveLock", e, "mesh_journal_snapshot");
+        throw JournalSchema.holdersNamed(
+            c, t, location.lockTimeout(), e, JournalSchema.Wait.write("mesh_journal_snapshot"));
       }
     } catch (SQLException e) {
       throw new SnapshotException(
@@ -252,7 +252,8 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         return Optional.of(rs.getBytes(3));
       }
     } catch (SQLException e) {
-      throw JournalSchema.holdersNamed(c, t, location.lockTimeout(), e, "mesh_journal_snapshot");
+      throw JournalSchema.holdersNamed(
+          c, t, location.lockTimeout(), e, JournalSchema.Wait.read("mesh_journal_snapshot"));
     }
   }
 
@@ -288,7 +289,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
             session.tables(),
             location.lockTimeout(),
             JournalSchema.rolledBack(c, e),
-            "mesh_journal_snapshot");
+            JournalSchema.Wait.read("mesh_journal_snapshot"));
       }
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {

@@ -78,7 +78,7 @@ class PostgresLocationTest {
   }
 
   @Test
-  void lockTimeout_isHalfTheLeaseUnlessGiven_atLeastOneMillisecond_andLessThanTheLease() {
+  void lockTimeout_isHalfTheLeaseUnlessGiven_atLeastItsFloor_andLessThanTheLease() {
     assertThat(PostgresLocation.parse("postgresql://h/d").lockTimeout())
         .isEqualTo(Duration.ofSeconds(5));
     PostgresLocation halfOfIt = PostgresLocation.parse("postgresql://h/d?lease_ms=3000");
@@ -87,29 +87,31 @@ class PostgresLocationTest {
         .as("the default follows the lease")
         .isEqualTo(Duration.ofSeconds(4));
     PostgresLocation given =
-        PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=1");
-    assertThat(given.lockTimeout()).isEqualTo(Duration.ofMillis(1));
+        PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=100");
+    assertThat(given.lockTimeout()).isEqualTo(Duration.ofMillis(100));
     assertThat(given.withLease(Duration.ofSeconds(8)).lockTimeout())
-        .isEqualTo(Duration.ofMillis(1));
+        .isEqualTo(Duration.ofMillis(100));
     assertThat(given.withLockWait(Duration.ofSeconds(2)).lockTimeout())
-        .isEqualTo(Duration.ofMillis(1));
+        .isEqualTo(Duration.ofMillis(100));
     assertThat(
             PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=2999")
                 .lockTimeout())
         .isEqualTo(Duration.ofMillis(2999));
-    // 0 is no limit to the server, and one of the lease lets the driver give up first.
-    for (String v : new String[] {"0", "-1", "3000"}) {
+    // 0 is no limit to the server, one of the lease lets the driver give up first, and one under
+    // the floor (1 was taken) cancels batches behind the brief locks of ordinary work.
+    for (String v : new String[] {"0", "-1", "1", "99", "3000"}) {
       assertThatThrownBy(
               () -> PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=" + v))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("lock_timeout_ms must be at least 1 and less than lease_ms (3000)");
+          .hasMessageContaining(
+              "lock_timeout_ms must be at least 100 and less than lease_ms (3000): " + v);
     }
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lock_timeout_ms=soon"))
         .hasMessageContaining("lock_timeout_ms is not a whole number of milliseconds: soon");
     PostgresLocation l =
         PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=2000");
     assertThatThrownBy(() -> l.withLease(Duration.ofSeconds(2)))
-        .hasMessageContaining("lock_timeout_ms must be at least 1 and less than lease_ms (2000)");
+        .hasMessageContaining("lock_timeout_ms must be at least 100 and less than lease_ms (2000)");
   }
 
   /**

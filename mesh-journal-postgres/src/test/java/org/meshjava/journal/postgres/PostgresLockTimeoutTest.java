@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.meshjava.journal.postgres.PostgresSchemaLockTest.at;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -185,43 +181,5 @@ class PostgresLockTimeoutTest {
         .as("refused within %d s", REFUSED_WITHIN_SECONDS)
         .isInstanceOf(ExecutionException.class);
     return t.getCause();
-  }
-
-  /**
-   * A DBA's session holding {@code table}'s strongest lock in an open transaction, let go when
-   * closed.
-   */
-  private record DbaLock(Connection session, String table, long pid) implements AutoCloseable {
-    static DbaLock on(String database, String table) throws SQLException {
-      Connection c = PostgresSchemaLockTest.server.connect(database);
-      try (Statement s = c.createStatement()) {
-        c.setAutoCommit(false);
-        long pid;
-        try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-          rs.next();
-          pid = rs.getLong(1);
-        }
-        s.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
-        return new DbaLock(c, table, pid);
-      } catch (SQLException e) {
-        c.close();
-        throw e;
-      }
-    }
-
-    /** Checks that {@code refusal} names the table, the journal's limit and this session. */
-    void assertNamedBy(String refusal) {
-      assertThat(refusal)
-          .contains(table)
-          .contains("lock_timeout_ms=300")
-          .contains("pid " + pid)
-          .contains("pg_terminate_backend(" + pid + ")");
-    }
-
-    @Override
-    public void close() throws SQLException {
-      session.rollback();
-      session.close();
-    }
   }
 }
