@@ -42,6 +42,8 @@ class HangingReadTest {
   private final AtomicInteger releases = new AtomicInteger();
   // Run once after the next burn of a probe, on the probe's thread (set by a test).
   private final AtomicBoolean hangAfterNextBurn = new AtomicBoolean();
+  // The hung read returns at the probe's next idle wait, on the probe's thread (set by a test).
+  private final AtomicBoolean returnAtNextIdle = new AtomicBoolean();
 
   /** The counter, whose next read blocks once {@link #hangNextRead} is set, until released. */
   private final EnergyChannel hanging =
@@ -89,6 +91,13 @@ class HangingReadTest {
         @Override
         public void idleUntil(long deadlineNanos) {
           clock.idleUntil(deadlineNanos);
+          if (returnAtNextIdle.getAndSet(false)) {
+            try {
+              theReadReturns();
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+          }
         }
       };
 
@@ -293,6 +302,33 @@ class HangingReadTest {
                   .contains("a read of the counter (the meter's timed read) held the books");
             });
     anEstimateUntilAReprobe_thenAReading("the re-probe proves it live again");
+  }
+
+  @Test
+  void aProbeWhoseReadFoundTheBooksHeld_asksForAReprobe_thoughTheReadReturnedBeforeItsEnd()
+      throws Exception {
+    hangAfterNextBurn.set(true);
+    returnAtNextIdle.set(true);
+
+    List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
+
+    assertThat(probed)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).as("the probe proved nothing").isEqualTo(CounterState.NOT_LIVE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+            });
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("not live until a re-probe")
+        .isEqualTo(Provenance.Estimator);
+    assertThat(scheduled)
+        .as("a re-probe is asked for at once, not left to the periodic one ten minutes on")
+        .hasSize(1);
+    scheduled.removeFirst().run();
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("the re-probe proves it live again")
+        .isEqualTo(Provenance.HwShunt);
   }
 
   @Test
