@@ -247,7 +247,8 @@ final class DomainLedger implements LivenessProbe.Target {
   // (endProbeHeld), not left to the periodic re-probe. Cleared as a probe begins and ends.
   private volatile boolean probeReadMissed;
   // Not guarded. What the holder of the books is doing (null while they are free), since when
-  // (System.nanoTime), and whether it is in a read of the channel: what a wait that runs out knows.
+  // (System.nanoTime), and whether it is in a read of the channel (its total, or a probe's recheck
+  // of the board): what a wait that runs out knows.
   private volatile @Nullable String holderDoing;
   private volatile long holderSinceNanos;
   private volatile boolean holderReading;
@@ -1121,10 +1122,14 @@ final class DomainLedger implements LivenessProbe.Target {
 
   private void beginProbeHeld() {
     if (!released) {
+      // A query of the board (NVML's power limit) that can hang as a read can: said as one.
+      holderReading = true;
       try {
         channel.recheckAtProbe();
       } catch (RuntimeException e) {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+      } finally {
+        holderReading = false;
       }
     }
     tellProbing(true);

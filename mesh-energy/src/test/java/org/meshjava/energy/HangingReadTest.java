@@ -36,6 +36,8 @@ class HangingReadTest {
   private final List<Runnable> scheduled = new ArrayList<>();
   private final TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
   private final AtomicBoolean hangNextRead = new AtomicBoolean();
+  // The next probe's query of the board's set-up blocks as the read does (set by a test).
+  private final AtomicBoolean hangNextRecheck = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -60,6 +62,18 @@ class HangingReadTest {
             }
           }
           return super.readTotalUj();
+        }
+
+        @Override
+        public void recheckAtProbe() {
+          if (hangNextRecheck.getAndSet(false)) {
+            readHanging.countDown();
+            try {
+              readReturns.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
         }
 
         @Override
@@ -329,6 +343,26 @@ class HangingReadTest {
     assertThat(ProbedMeter.serveAlone(meter, clock))
         .as("the re-probe proves it live again")
         .isEqualTo(Provenance.HwShunt);
+  }
+
+  @Test
+  void aProbesQueryOfTheBoardThatHangs_isNamedAsSuch_notAsContention() throws Exception {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("probe-rechecking").start(meter::probeNow);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the query began").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail())
+                  .contains("a read of the counter (a probe's start) held the books")
+                  .doesNotContain("contention");
+            });
+    theReadReturns();
   }
 
   @Test
