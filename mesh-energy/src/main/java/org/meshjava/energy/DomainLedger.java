@@ -242,8 +242,13 @@ final class DomainLedger implements LivenessProbe.Target {
   // Not guarded. A probe's end that could not take the books: applied at the settle, the counter
   // unproven whatever the probe saw (endProbeUnproven).
   private volatile boolean probeEndUnbooked;
+  // Not guarded. A read of the probe under way gave up waiting for the books: its verdict (not
+  // live) is of the books, not the counter, which is then re-probed as after a demotion
+  // (endProbeHeld), not left to the periodic re-probe. Cleared as a probe begins and ends.
+  private volatile boolean probeReadMissed;
   // Not guarded. What the holder of the books is doing (null while they are free), since when
-  // (System.nanoTime), and whether it is in a read of the channel: what a wait that runs out knows.
+  // (System.nanoTime), and whether it is in a read of the channel (its total, or a probe's recheck
+  // of the board): what a wait that runs out knows.
   private volatile @Nullable String holderDoing;
   private volatile long holderSinceNanos;
   private volatile boolean holderReading;
@@ -518,7 +523,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     if (probeEndUnbooked) {
       probeEndUnbooked = false;
-      endProbeUnproven(nowNanos);
+      endProbeUnproven(nowNanos, "its probe could not record a verdict: " + busyFacts);
     }
     if (releaseUnbooked) {
       releaseHeld();
@@ -1083,6 +1088,7 @@ final class DomainLedger implements LivenessProbe.Target {
   @Override
   public long readLivenessMark() throws CounterException {
     if (!takeBooks("a probe's read")) {
+      probeReadMissed = true;
       waitRanOut = true; // again, should a settle have cleared it since the wait gave up
       throw new CounterException(
           CounterIssue.READ_FAILED,
@@ -1116,13 +1122,18 @@ final class DomainLedger implements LivenessProbe.Target {
 
   private void beginProbeHeld() {
     if (!released) {
+      // A query of the board (NVML's power limit) that can hang as a read can: said as one.
+      holderReading = true;
       try {
         channel.recheckAtProbe();
       } catch (RuntimeException e) {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+      } finally {
+        holderReading = false;
       }
     }
     tellProbing(true);
+    probeReadMissed = false;
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
@@ -1150,6 +1161,12 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   private void endProbeHeld(LivenessVerdict verdict, long nowNanos) {
+    if (probeReadMissed && !verdict.isLive()) {
+      // Its read could not take the books (another read held them past the wait): the verdict
+      // says nothing of the counter, which is re-probed as soon as after a demotion.
+      endProbeUnproven(nowNanos, verdict.detail());
+      return;
+    }
     probeEnded(nowNanos);
     detail = verdict.detail();
     if (verdict.isLive()) {
@@ -1180,6 +1197,7 @@ final class DomainLedger implements LivenessProbe.Target {
   /** What every end of a probe does, whatever its verdict. */
   private void probeEnded(long nowNanos) {
     tellProbing(false);
+    probeReadMissed = false;
     epoch++;
     lastProbeNanos = nowNanos;
     lastChangeNanos = nowNanos;
@@ -1188,16 +1206,15 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Ends a probe whose end could not take the books ({@link #endProbe}): the counter is left not
-   * live, whatever the probe saw, and its re-probe is asked for as at a demotion (with its
-   * backoff), since the probe's own verdict ({@code PROBING}) would otherwise stand until the
-   * periodic re-probe.
+   * Ends a probe whose end, or one of whose reads, could not take the books ({@link #endProbe},
+   * {@link #readLivenessMark}): the counter is left not live, whatever the probe saw, and its
+   * re-probe is asked for as at a demotion (with its backoff), since the probe's own verdict would
+   * otherwise stand until the periodic re-probe, though it says nothing of the counter.
    */
-  private void endProbeUnproven(long nowNanos) {
+  private void endProbeUnproven(long nowNanos, String facts) {
     probeEnded(nowNanos);
     updatePeriodNanos = 0;
     probedPeriodNanos = 0;
-    String facts = "its probe could not record a verdict: " + busyFacts;
     if (released) {
       state = CounterState.NOT_LIVE;
       issue = CounterIssue.READ_FAILED;

@@ -36,12 +36,16 @@ class HangingReadTest {
   private final List<Runnable> scheduled = new ArrayList<>();
   private final TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
   private final AtomicBoolean hangNextRead = new AtomicBoolean();
+  // The next probe's query of the board's set-up blocks as the read does (set by a test).
+  private final AtomicBoolean hangNextRecheck = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
   private final AtomicInteger releases = new AtomicInteger();
   // Run once after the next burn of a probe, on the probe's thread (set by a test).
   private final AtomicBoolean hangAfterNextBurn = new AtomicBoolean();
+  // The hung read returns at the probe's next idle wait, on the probe's thread (set by a test).
+  private final AtomicBoolean returnAtNextIdle = new AtomicBoolean();
 
   /** The counter, whose next read blocks once {@link #hangNextRead} is set, until released. */
   private final EnergyChannel hanging =
@@ -58,6 +62,18 @@ class HangingReadTest {
             }
           }
           return super.readTotalUj();
+        }
+
+        @Override
+        public void recheckAtProbe() {
+          if (hangNextRecheck.getAndSet(false)) {
+            readHanging.countDown();
+            try {
+              readReturns.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
         }
 
         @Override
@@ -89,6 +105,13 @@ class HangingReadTest {
         @Override
         public void idleUntil(long deadlineNanos) {
           clock.idleUntil(deadlineNanos);
+          if (returnAtNextIdle.getAndSet(false)) {
+            try {
+              theReadReturns();
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+          }
         }
       };
 
@@ -293,6 +316,53 @@ class HangingReadTest {
                   .contains("a read of the counter (the meter's timed read) held the books");
             });
     anEstimateUntilAReprobe_thenAReading("the re-probe proves it live again");
+  }
+
+  @Test
+  void aProbeWhoseReadFoundTheBooksHeld_asksForAReprobe_thoughTheReadReturnedBeforeItsEnd()
+      throws Exception {
+    hangAfterNextBurn.set(true);
+    returnAtNextIdle.set(true);
+
+    List<CounterStatus> probed = assertTimeoutPreemptively(NO_HANG, meter::probeNow);
+
+    assertThat(probed)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).as("the probe proved nothing").isEqualTo(CounterState.NOT_LIVE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+            });
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("not live until a re-probe")
+        .isEqualTo(Provenance.Estimator);
+    assertThat(scheduled)
+        .as("a re-probe is asked for at once, not left to the periodic one ten minutes on")
+        .hasSize(1);
+    scheduled.removeFirst().run();
+    assertThat(ProbedMeter.serveAlone(meter, clock))
+        .as("the re-probe proves it live again")
+        .isEqualTo(Provenance.HwShunt);
+  }
+
+  @Test
+  void aProbesQueryOfTheBoardThatHangs_isNamedAsSuch_notAsContention() throws Exception {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("probe-rechecking").start(meter::probeNow);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the query began").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail())
+                  .contains("a read of the counter (a probe's start) held the books")
+                  .doesNotContain("contention");
+            });
+    theReadReturns();
   }
 
   @Test
