@@ -11,7 +11,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import org.meshjava.journal.internal.FileKind;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.Folders;
 
 /**
@@ -442,17 +442,15 @@ final class UserFile {
     }
     if (e instanceof java.nio.file.NotDirectoryException f && f.getFile() != null) {
       // Something else where a folder must be made (Folders.create), or must be listed: named for
-      // what it is, so the operator knows what to move (a link to nothing is no file to look for).
-      return f.getFile()
-          + " exists and is "
-          + FileKind.describe(Path.of(f.getFile()))
-          + ", not a folder";
+      // what it is, so the operator knows what to move (a link to nothing is no file to look for);
+      // one gone since, or a folder made since, in the journal's words for that race.
+      return FailureWords.inTheWay(f.getFile(), true);
     }
     if (e instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
       // Where it is not a refusal to overwrite: a file that was to be new (a partial file another
       // writer made meanwhile, a name taken between the check and the write). What is there is
       // named, and nothing more: no folder was wanted there.
-      return f.getFile() + " already exists and is " + FileKind.describe(Path.of(f.getFile()));
+      return FailureWords.inTheWay(f.getFile(), false);
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();

@@ -64,8 +64,7 @@ class UserFileTest {
         org.assertj.core.api.Assertions.catchThrowableOfType(
             FileAlreadyExistsException.class,
             () -> UserFile.writeWhole(taken, new byte[] {1}, false));
-    assertThat(UserFile.reason(there))
-        .isEqualTo(taken.toAbsolutePath() + " already exists and is a file");
+    assertThat(UserFile.reason(there)).isEqualTo(taken.toAbsolutePath() + " exists and is a file");
     java.io.IOException inTheWay =
         org.assertj.core.api.Assertions.catchThrowableOfType(
             java.io.IOException.class,
@@ -76,10 +75,28 @@ class UserFileTest {
     Path nowhere = dir.resolve("nowhere");
     Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), nowhere);
     assertThat(UserFile.reason(new FileAlreadyExistsException(dangling.toString())))
-        .isEqualTo(dangling + " already exists and is a symbolic link to " + nowhere);
+        .isEqualTo(dangling + " exists and is a symbolic link to " + nowhere);
     assertThat(UserFile.reason(new java.nio.file.NotDirectoryException(dangling.toString())))
         .isEqualTo(dangling + " exists and is a symbolic link to " + nowhere + ", not a folder");
     assertThat(nowhere).doesNotExist();
+  }
+
+  /**
+   * What was in the way is looked at after the failure, so it may have gone or changed since: said
+   * as {@code FailureWords} says it for the journal's own files. Regression: "exists and is
+   * nothing, not a folder" for a thing gone meanwhile, and "exists and is a folder, not a folder"
+   * for a folder made there meanwhile.
+   */
+  @Test
+  void reason_ofAThingInTheWayThatWentOrBecameAFolderSince_saysSo() throws Exception {
+    Path gone = dir.resolve("gone");
+    assertThat(UserFile.reason(new java.nio.file.NotDirectoryException(gone.toString())))
+        .isEqualTo(gone + " was in the way, and is gone since");
+    assertThat(UserFile.reason(new FileAlreadyExistsException(gone.toString())))
+        .isEqualTo(gone + " was in the way, and is gone since");
+    Path folder = Files.createDirectory(dir.resolve("folder"));
+    assertThat(UserFile.reason(new java.nio.file.NotDirectoryException(folder.toString())))
+        .isEqualTo(folder + " was no folder when it was met, and is one since");
   }
 
   @Test

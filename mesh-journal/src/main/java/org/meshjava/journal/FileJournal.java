@@ -471,19 +471,11 @@ public final class FileJournal implements Journal {
     if (HELD.putIfAbsent(identity, slot) != null) {
       throw held(path, real, "another steward in this process");
     }
-    if (SnapshotFolderClaim.holds(identity)) {
-      // Before it is opened: the JDK would refuse its lock as overlapping the claim's, and closing
-      // this descriptor then drops every lock this process holds on the file, the claim's too, so
-      // another steward could take the folder and delete this one's snapshots.
+    try {
+      requireNotAClaimedLockFile("cannot open", path, identity);
+    } catch (JournalException e) {
       HELD.remove(identity, slot);
-      throw new JournalException(
-          JournalException.Reason.IO,
-          "cannot open "
-              + path
-              + ": it is another name (a hard link) of a snapshot folder's lock file that this"
-              + " process holds, and opening and closing it would let that folder's lock go; it"
-              + " is left as it is. Give the journal a file of its own",
-          null);
+      throw e;
     }
     FileChannel ch = null;
     FileLock lock = null;
@@ -666,10 +658,61 @@ public final class FileJournal implements Journal {
     return HELD.containsKey(identity);
   }
 
-  /** The journal this process holds at the file {@code path} names, if one is open. */
-  private static @Nullable FileJournal holder(Path path) throws IOException {
-    AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
-    return held == null ? null : held.get();
+  /**
+   * Refuses the file {@code path} names, of identity {@code identity}, where it is a snapshot
+   * folder's lock file that this process holds (a hard link of it): before it is opened, by a
+   * steward's opening and by every read that takes no lock alike. The JDK would refuse a lock on it
+   * as overlapping the claim's, and closing any descriptor of it drops every lock this process
+   * holds on the file, the claim's too, so another steward could take the folder and delete this
+   * one's snapshots.
+   *
+   * @param what what was refused, as the refusal begins ("cannot open", "cannot read")
+   * @throws JournalException {@code IO}, saying so
+   */
+  private static void requireNotAClaimedLockFile(String what, Path path, Object identity)
+      throws JournalException {
+    if (SnapshotFolderClaim.holds(identity)) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          what
+              + " "
+              + path
+              + ": it is another name (a hard link) of a snapshot folder's lock file that this"
+              + " process holds, and opening and closing it would let that folder's lock go; it"
+              + " is left as it is. Give the journal a file of its own",
+          null);
+    }
+  }
+
+  /**
+   * The journal this process holds at the file {@code path} names, if one is open; null if none,
+   * and the caller then reads the file through a descriptor of its own. Refused where closing that
+   * descriptor would let a lock of this process go: a snapshot folder's lock file held here ({@link
+   * #requireNotAClaimedLockFile}), or a journal a steward here is still opening (its lock may be
+   * taken already).
+   *
+   * @throws JournalException {@code IO} or {@code LOCKED}, as above
+   */
+  private static @Nullable FileJournal holder(Path path) throws IOException, JournalException {
+    Object identity = identity(path.toRealPath());
+    AtomicReference<FileJournal> held = HELD.get(identity);
+    if (held == null) {
+      requireNotAClaimedLockFile("cannot read", path, identity);
+      return null;
+    }
+    FileJournal j = held.get();
+    if (j == null) {
+      throw beingOpened();
+    }
+    return j;
+  }
+
+  /** A {@code LOCKED} refusal of a read: a steward in this process is opening the journal. */
+  private static JournalException beingOpened() {
+    return new JournalException(
+        JournalException.Reason.LOCKED,
+        "the journal is being opened by a steward in this process; read it again shortly",
+        null);
   }
 
   /** A {@code LOCKED} refusal: the journal {@code path} (the file {@code real}) is held. */
@@ -1412,18 +1455,16 @@ public final class FileJournal implements Journal {
    * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO},
    *     {@code CORRUPT} for a line longer than any record, or what {@code read} throws
    */
-  static Optional<JournalFile.End> readHeld(Object identity, HeldJournals.ChannelRead read)
-      throws JournalException {
+  static Optional<JournalFile.End> readHeld(
+      Path path, Object identity, HeldJournals.ChannelRead read) throws JournalException {
     AtomicReference<FileJournal> held = HELD.get(identity);
     if (held == null) {
+      requireNotAClaimedLockFile("cannot read", path, identity);
       return Optional.empty();
     }
     FileJournal j = held.get();
     if (j == null) {
-      throw new JournalException(
-          JournalException.Reason.LOCKED,
-          "the journal is being opened by a steward in this process; read it again shortly",
-          null);
+      throw beingOpened();
     }
     return Optional.of(
         JournalIo.call(

@@ -17,6 +17,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.JournalIo;
+import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.SequenceFiles;
 
@@ -72,6 +73,25 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** A store whose files are at most {@code maxBytes}: lets a test reach the limit cheaply. */
   FileSnapshotStore(Path dir, Forcer forcer, long maxBytes) {
+    this(dir, forcer, maxBytes, file -> {});
+  }
+
+  /**
+   * What a read does between a snapshot file's size check and reading it: nothing, but a seam, like
+   * {@link Forcer}, so a test can swap or grow the file there.
+   */
+  @FunctionalInterface
+  interface SizeChecked {
+    /** Called once {@code file}'s size was checked, before its bytes are read. */
+    void checked(Path file) throws IOException;
+  }
+
+  // See SizeChecked.
+  private final SizeChecked sizeChecked;
+
+  /** As {@link #FileSnapshotStore(Path, Forcer, long)}, calling {@code sizeChecked} as it reads. */
+  FileSnapshotStore(Path dir, Forcer forcer, long maxBytes, SizeChecked sizeChecked) {
+    this.sizeChecked = Objects.requireNonNull(sizeChecked, "sizeChecked");
     this.dir = Objects.requireNonNull(dir, "dir");
     this.files = new SequenceFiles(dir, SUFFIX);
     this.unfinished = new SequenceFiles(dir, SUFFIX + TMP);
@@ -327,8 +347,9 @@ public final class FileSnapshotStore implements SnapshotStore {
     try {
       return readLatest(
           file -> {
-            checkSize(file, Files.size(file));
-            return Files.readAllBytes(file);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+              return readChecked(file, ch);
+            }
           });
     } catch (IOException e) {
       throw new SnapshotException(
@@ -485,7 +506,7 @@ public final class FileSnapshotStore implements SnapshotStore {
       try {
         return ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
       } catch (IOException | UnsupportedOperationException e) {
-        return readWhole(file);
+        return ByteBuffer.wrap(readChecked(file, ch)).asReadOnlyBuffer();
       }
     }
   }
@@ -501,7 +522,7 @@ public final class FileSnapshotStore implements SnapshotStore {
         segment = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
       } catch (IOException | UnsupportedOperationException e) {
         arena.close();
-        return SnapshotMapping.collected(readWhole(file));
+        return SnapshotMapping.collected(ByteBuffer.wrap(readChecked(file, ch)).asReadOnlyBuffer());
       } catch (RuntimeException e) {
         arena.close();
         throw e;
@@ -511,9 +532,26 @@ public final class FileSnapshotStore implements SnapshotStore {
     }
   }
 
-  /** A file system that cannot map files: the file read into memory instead, as latest() does. */
-  private static ByteBuffer readWhole(Path file) throws IOException {
-    return ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer();
+  /**
+   * The whole of the snapshot file open on {@code ch}, read into memory after its size is checked,
+   * through that one descriptor: read again by name, a file swapped in or grown since the check (a
+   * hostile one planted in the folder) would be read whatever its size, and fill the heap. What it
+   * holds past the size checked is left unread, and the file is refused if its size changed while
+   * it was read.
+   *
+   * @throws SnapshotException {@code TOO_LARGE} as {@link #checkSize}
+   * @throws IOException if it cannot be read, or changed size while it was read
+   */
+  private byte[] readChecked(Path file, FileChannel ch) throws IOException, SnapshotException {
+    long size = ch.size();
+    checkSize(file, size);
+    sizeChecked.checked(file);
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(size));
+    LineReader.readFully(ch, buf, 0);
+    if (buf.hasRemaining() || ch.size() != size) {
+      throw new IOException("its size changed while it was read (it is being written in place)");
+    }
+    return buf.array();
   }
 
   /** Refuses a snapshot file of {@code size} bytes that is larger than this store reads. */

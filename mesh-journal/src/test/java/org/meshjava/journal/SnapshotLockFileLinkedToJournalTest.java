@@ -99,25 +99,39 @@ class SnapshotLockFileLinkedToJournalTest {
           catchThrowableOfType(JournalException.class, () -> FileJournal.open(journal).close());
       assertThat(e).isNotNull();
       assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
-      assertThat(e.detail())
-          .isEqualTo(
-              "cannot open "
-                  + journal
-                  + ": it is another name (a hard link) of a snapshot folder's lock file that"
-                  + " this process holds, and opening and closing it would let that folder's lock"
-                  + " go; it is left as it is. Give the journal a file of its own");
-      Process other = ChildJvm.start(SnapshotClaimChild.class, snaps);
-      try {
-        assertThat(ChildJvm.firstLine(other))
-            .as("another process claiming the folder")
-            .isEqualTo("REFUSED IN_USE");
-      } finally {
-        other.destroyForcibly().waitFor();
-      }
-      assertThat(claim.intact()).isTrue();
+      assertThat(e.detail()).isEqualTo(claimedLockFileRefusal("cannot open", journal));
+      assertStillClaimed(claim, snaps);
       assertThat(Files.isSameFile(journal, lock)).isTrue();
       assertThat(Files.size(lock)).isZero();
     }
+  }
+
+  /**
+   * The refusal of {@code journal}, a hard link of a lock file this process holds, by what begins
+   * {@code what} ("cannot open", "cannot read").
+   */
+  static String claimedLockFileRefusal(String what, Path journal) {
+    return what
+        + " "
+        + journal
+        + ": it is another name (a hard link) of a snapshot folder's lock file that this process"
+        + " holds, and opening and closing it would let that folder's lock go; it is left as it"
+        + " is. Give the journal a file of its own";
+  }
+
+  /**
+   * Another process is refused the folder {@code snaps}, and {@code claim} still names its lock.
+   */
+  static void assertStillClaimed(SnapshotFolderClaim claim, Path snaps) throws Exception {
+    Process other = ChildJvm.start(SnapshotClaimChild.class, snaps);
+    try {
+      assertThat(ChildJvm.firstLine(other))
+          .as("another process claiming the folder")
+          .isEqualTo("REFUSED IN_USE");
+    } finally {
+      other.destroyForcibly().waitFor();
+    }
+    assertThat(claim.intact()).isTrue();
   }
 
   /** Another process is refused the journal, and its holder still appends. */

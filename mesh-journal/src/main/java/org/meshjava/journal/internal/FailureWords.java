@@ -62,9 +62,11 @@ public final class FailureWords {
    * wanted ({@code folderWanted}), anything else there is named as not one; elsewhere (a marker, a
    * copy or a lock file to be made beside the journal) what is there is named and nothing more, for
    * a file there is no folder that was missing. A folder there stood where a file was to be made. A
-   * link is named with where it leads.
+   * link is named with where it leads. What is there is looked at now, after the failure: a thing
+   * gone since, or a folder made since, is said to have been in the way then, not to be now. Safe
+   * from any thread.
    */
-  private static String inTheWay(@Nullable String file, boolean folderWanted) {
+  public static String inTheWay(@Nullable String file, boolean folderWanted) {
     if (file == null) {
       return "it exists";
     }

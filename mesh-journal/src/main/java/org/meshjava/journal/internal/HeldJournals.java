@@ -35,13 +35,15 @@ public final class HeldJournals {
   @FunctionalInterface
   public interface Reader {
     /**
-     * What {@code read} returns, given the channel of the journal held as {@code identity}; empty
-     * if none is held.
+     * What {@code read} returns, given the channel of the journal held as {@code identity}, which
+     * {@code path} names; empty if none is held, and the caller may then open {@code path} itself.
      *
-     * @throws JournalException {@code LOCKED} while the journal is being opened, {@code IO}, or
-     *     what {@code read} throws
+     * @throws JournalException {@code LOCKED} while the journal is being opened, {@code IO} also
+     *     where the file is one this process holds otherwise (a snapshot folder's lock file), whose
+     *     descriptor's closing would let that lock go, or what {@code read} throws
      */
-    Optional<JournalFile.End> read(Object identity, ChannelRead read) throws JournalException;
+    Optional<JournalFile.End> read(Path path, Object identity, ChannelRead read)
+        throws JournalException;
   }
 
   private static volatile @Nullable Reader reader;
@@ -55,15 +57,16 @@ public final class HeldJournals {
 
   /**
    * What {@code read} returns, given the channel of the journal this process holds as {@code
-   * identity}; empty if it holds none. The read streams: a held journal of any length is read in
-   * bounded memory, as one no process holds is.
+   * identity}, which {@code path} names; empty if it holds none, and the caller may then open
+   * {@code path} itself. The read streams: a held journal of any length is read in bounded memory,
+   * as one no process holds is.
    *
    * @throws JournalException as {@link Reader#read}
    */
-  public static Optional<JournalFile.End> read(Object identity, ChannelRead read)
+  public static Optional<JournalFile.End> read(Path path, Object identity, ChannelRead read)
       throws JournalException {
     Reader r = reader;
-    return r == null ? Optional.empty() : r.read(identity, read);
+    return r == null ? Optional.empty() : r.read(path, identity, read);
   }
 
   /**

@@ -151,6 +151,7 @@ public final class JournalFile {
       }
       Optional<End> held =
           HeldJournals.read(
+              path,
               HeldJournals.identity(path.toRealPath()),
               ch -> scanLines(ch, path, scanner, visitor));
       if (held.isPresent()) {
