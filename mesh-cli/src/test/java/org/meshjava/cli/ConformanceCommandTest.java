@@ -195,11 +195,13 @@ class ConformanceCommandTest {
 
   /**
    * {@code java -cp <this test run's classes> org.meshjava.cli.Mesh conformance subject}, quoted
-   * for sh.
+   * for sh, with {@link ChildJava#QUICK}: the subject answers one pack and exits.
    */
   private static String subjectCommand() {
     String java = ProcessHandle.current().info().command().orElse("java");
     return quote(java)
+        + " "
+        + String.join(" ", ChildJava.QUICK)
         + " -cp "
         + quote(ChildJava.classPath(Mesh.class))
         + " org.meshjava.cli.Mesh conformance subject";

@@ -15,6 +15,14 @@ import org.meshjava.conformance.pack.internal.MeshJavaPackSubject;
  * reaches it only through the subprocess protocol, as it would reach a subject in any language.
  */
 public final class SubjectLauncher {
+  /**
+   * A subject answers one pack and exits: the serial collector and the quick compiler only, as
+   * mesh-journal's {@code ChildJava.QUICK} gives the other tests' children (this module's tests do
+   * not reach that test jar). The JIT's optimising compiler and G1's threads cost a subject about a
+   * third of its CPU for a run too short to pay them back.
+   */
+  static final List<String> QUICK = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   private SubjectLauncher() {}
 
   public static SubjectProcess start(Class<?> main) throws IOException {
@@ -36,6 +44,7 @@ public final class SubjectLauncher {
     String javaExe = ProcessHandle.current().info().command().orElse("java");
     List<String> argv = new ArrayList<>();
     argv.add(javaExe);
+    argv.addAll(QUICK);
     argv.add("-cp");
     argv.add(String.join(java.io.File.pathSeparator, path));
     argv.add(main.getName());
