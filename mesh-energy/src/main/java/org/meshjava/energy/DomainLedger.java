@@ -431,8 +431,10 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** The books were just taken for {@code doing}: noted, then settled. */
   private void held(String doing) {
-    holderDoing = doing;
+    // The start first: a waiter reads holderDoing before holderSinceNanos, so one that sees this
+    // holder sees its start too, never the last holder's.
     holderSinceNanos = System.nanoTime();
+    holderDoing = doing;
     settleHeld();
   }
 
