@@ -63,15 +63,32 @@ public abstract class ByteValue {
    * served reply's {@code envelope_hex}, about 2 KB) that would otherwise build the string and then
    * copy it out again as bytes. Measured cheaper than {@code hex()} and a copy for a value of about
    * a kilobyte, dearer for a 32-byte id (session 38, mesh-bench). Thread-safe, as the value is.
+   *
+   * @throws OutOfMemoryError for a value of 2<sup>30</sup> bytes or more, whose hex is longer than
+   *     an array holds, as {@link #hex()} throws it
    */
   public final byte[] hexAscii() {
-    byte[] ascii = new byte[bytes.length * 2];
+    byte[] ascii = new byte[asciiLength(bytes.length)];
     for (int i = 0; i < bytes.length; i++) {
-      // Both digits in one store, as HexFormat writes them: a digit at a time cost more CPU than
-      // the string and its copy saved.
+      // Both digits in one store: a digit at a time cost more CPU than the string and its copy
+      // saved.
       DIGIT_PAIR.set(ascii, 2 * i, HEX_PAIRS[bytes[i] & 0xFF]);
     }
     return ascii;
+  }
+
+  /**
+   * The number of hex digits of {@code length} bytes. Past a gibibyte twice the length no longer
+   * fits an int (it would wrap negative and fail as a NegativeArraySizeException); {@link #hex()}
+   * refuses such a value with an OutOfMemoryError, and so does this, so both forms fail alike.
+   */
+  static int asciiLength(int length) {
+    long digits = 2L * length;
+    if (digits > Integer.MAX_VALUE) {
+      throw new OutOfMemoryError(
+          "hex of " + length + " bytes is " + digits + " digits, more than an array holds");
+    }
+    return (int) digits;
   }
 
   /**

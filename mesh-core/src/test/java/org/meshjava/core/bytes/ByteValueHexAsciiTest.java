@@ -1,6 +1,7 @@
 package org.meshjava.core.bytes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -51,5 +52,16 @@ class ByteValueHexAsciiTest {
     first[0] = 'x';
 
     assertThat(new String(value.hexAscii(), StandardCharsets.US_ASCII)).isEqualTo("0fa0");
+  }
+
+  @Test
+  void aValuePastAGibibyte_isRefusedAsHexRefusesIt_notWithANegativeArraySize() {
+    // A real 1 GiB value would cost the suite a gibibyte of heap; the length rule is checked alone.
+    assertThat(ByteValue.asciiLength((1 << 30) - 1)).isEqualTo(Integer.MAX_VALUE - 1);
+    assertThatThrownBy(() -> ByteValue.asciiLength(1 << 30))
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessageContaining("2147483648 digits");
+    assertThatThrownBy(() -> ByteValue.asciiLength(Integer.MAX_VALUE))
+        .isInstanceOf(OutOfMemoryError.class);
   }
 }
