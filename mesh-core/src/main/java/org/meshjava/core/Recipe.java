@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record Recipe(String base, List<String> adapters) {
 
-  /** Validates the names: non-empty, no {@code +}, no control characters. */
+  /** Validates the names: non-empty, no {@code +}, no control characters, no unpaired surrogate. */
   public Recipe {
     check("base", base);
     adapters = List.copyOf(adapters);
@@ -41,6 +41,13 @@ public record Recipe(String base, List<String> adapters) {
     if (s.isEmpty() || s.contains("+") || s.chars().anyMatch(Character::isISOControl)) {
       throw new IllegalArgumentException(
           "recipe " + what + " must be non-empty, without '+' or control characters: '" + s + "'");
+    }
+    // The name rides in the receipt, whose encoder refuses a text with no UTF-8: found there, it
+    // failed the serve after the work was done and debited, so it is refused here. codePoints()
+    // joins each pair, so a surrogate it yields is unpaired.
+    if (s.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
+      throw new IllegalArgumentException(
+          "recipe " + what + " holds an unpaired surrogate, which has no UTF-8");
     }
   }
 

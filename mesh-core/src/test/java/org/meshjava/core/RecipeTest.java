@@ -31,6 +31,24 @@ class RecipeTest {
     assertThatThrownBy(() -> Recipe.of(null)).isInstanceOf(NullPointerException.class);
   }
 
+  /**
+   * A name holding half of a surrogate pair (cut inside an emoji, or a config's {@code "\\ud83d"})
+   * has no UTF-8: it was accepted, and a serve on an engine with that recipe ran, was debited, and
+   * then failed sealing its receipt.
+   */
+  @Test
+  void aNameWithAnUnpairedSurrogate_isRefused_aPairIsNot() {
+    for (String bad : new String[] {"llama-\ud83d", "\udc00", "a\ude00\ud83db"}) {
+      assertThatThrownBy(() -> Recipe.of(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("recipe base holds an unpaired surrogate, which has no UTF-8");
+      assertThatThrownBy(() -> Recipe.of("base").with(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("recipe adapter holds an unpaired surrogate, which has no UTF-8");
+    }
+    assertThat(Recipe.of("llama-\ud83d\ude00").with("ünï").name()).isEqualTo("llama-😀+ünï");
+  }
+
   @Test
   void adapters_areCopied() {
     List<String> adapters = new ArrayList<>(List.of("a"));

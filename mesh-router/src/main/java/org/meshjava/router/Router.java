@@ -42,8 +42,9 @@ public final class Router {
    * Creates a router over {@code backends} in registration order.
    *
    * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name is
-   *     empty or holds a control character, a line or paragraph separator (U+2028, U+2029) or a
-   *     format character (a bidirectional override, a zero-width character, U+FEFF)
+   *     empty or holds a control character, a line or paragraph separator (U+2028, U+2029), a
+   *     format character (a bidirectional override, a zero-width character, U+FEFF) or an unpaired
+   *     surrogate
    */
   public Router(List<? extends ServingEngine> backends) {
     this(backends, Map.of());
@@ -65,12 +66,12 @@ public final class Router {
       String name = b.name();
       // The name goes into the one-line justification and the receipt's backend field; refusing
       // it here beats refusing the receipt after the engine has already done the work.
-      if (name.isEmpty() || name.codePoints().anyMatch(Router::breaksALine)) {
+      if (name.isEmpty() || name.codePoints().anyMatch(Router::refusedInAName)) {
         throw new IllegalArgumentException(
-            "a backend name must be non-empty, without control, line-separator or format"
-                + " characters: '"
+            "a backend name must be non-empty Unicode text (no unpaired surrogate), without"
+                + " control, line-separator or format characters: '"
                 + name.codePoints()
-                    .map(c -> breaksALine(c) ? ' ' : c)
+                    .map(c -> refusedInAName(c) ? ' ' : c)
                     .collect(
                         StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
                 + "'");
@@ -96,14 +97,17 @@ public final class Router {
    * name here keeps, a recipe's and a model's), and also what a log or JSON reader takes for the
    * end of a line or a hidden reordering although Java calls it no control: U+2028 and U+2029
    * (which JavaScript reads as line ends), and format characters such as the bidirectional
-   * overrides and U+FEFF, which make a name print as another.
+   * overrides and U+FEFF, which make a name print as another. And a surrogate: {@link
+   * String#codePoints} joins each pair into one code point, so one seen here is unpaired, has no
+   * UTF-8, and would be refused by the receipt's encoder only after the work was done and debited.
    */
-  private static boolean breaksALine(int c) {
+  private static boolean refusedInAName(int c) {
     int type = Character.getType(c);
     return Character.isISOControl(c)
         || type == Character.LINE_SEPARATOR
         || type == Character.PARAGRAPH_SEPARATOR
-        || type == Character.FORMAT;
+        || type == Character.FORMAT
+        || type == Character.SURROGATE;
   }
 
   /**

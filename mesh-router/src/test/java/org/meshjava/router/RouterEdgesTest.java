@@ -150,8 +150,27 @@ class RouterEdgesTest {
             () -> new Router(List.of(StubBackend.of("evil\nname\rhere", Fidelity.F2, 1))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "a backend name must be non-empty, without control, line-separator or format"
-                + " characters: 'evil name here'");
+            "a backend name must be non-empty Unicode text (no unpaired surrogate), without"
+                + " control, line-separator or format characters: 'evil name here'");
+  }
+
+  /**
+   * A lone surrogate (a name cut in the middle of an emoji, or a config's {@code "\\ud83d"}) has no
+   * UTF-8: it was registered, and every serve routed to it ran, was debited from the grant, and
+   * then failed sealing its receipt. It is refused at registration, and the refusal holds none.
+   */
+  @Test
+  void aNameWithAnUnpairedSurrogate_isRefusedAtRegistration() {
+    for (String bad : new String[] {"gpu-\ud83d", "a\ud800b", "\udc00x", "x\ude00\ud83d"}) {
+      assertThatThrownBy(() -> new Router(List.of(StubBackend.of(bad, Fidelity.F2, 1))))
+          .as("%s", bad.chars().mapToObj(Integer::toHexString).toList())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("a backend name must be non-empty Unicode text")
+          .satisfies(
+              e ->
+                  assertThat(e.getMessage().codePoints())
+                      .noneMatch(c -> Character.getType(c) == Character.SURROGATE));
+    }
   }
 
   /**
