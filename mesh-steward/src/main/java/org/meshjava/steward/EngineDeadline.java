@@ -94,6 +94,23 @@ final class EngineDeadline {
     return call.await(engine, limit);
   }
 
+  /**
+   * What the engine failed with when a held-back fault surfaced after it: the fault, which explains
+   * whatever the garbage it read made of the work, the engine's own throw suppressed on it; unless
+   * that throw is the JVM failing ({@link JvmFailure}), which stays what it is.
+   */
+  static Throwable atFault(@Nullable Throwable failed, Throwable held) {
+    if (failed == null || failed == held) {
+      return held;
+    }
+    if (JvmFailure.isFailing(failed)) {
+      failed.addSuppressed(held);
+      return failed;
+    }
+    held.addSuppressed(failed);
+    return held;
+  }
+
   /** The engine did not return within the deadline; its late result is never used. */
   static final class Overrun extends Exception {
     private static final long serialVersionUID = 1L;
@@ -171,23 +188,6 @@ final class EngineDeadline {
           afterOverrun.run();
         }
       }
-    }
-
-    /**
-     * What the engine failed with when a held-back fault surfaced after it: the fault, which
-     * explains whatever the garbage it read made of the work, the engine's own throw suppressed on
-     * it; unless that throw is the JVM failing ({@link JvmFailure}), which stays what it is.
-     */
-    private static Throwable atFault(@Nullable Throwable failed, Throwable held) {
-      if (failed == null) {
-        return held;
-      }
-      if (JvmFailure.isFailing(failed)) {
-        failed.addSuppressed(held);
-        return failed;
-      }
-      held.addSuppressed(failed);
-      return held;
     }
 
     /** Passes one sink call on while the serve still waits; a cancel ({@code false}) after. */

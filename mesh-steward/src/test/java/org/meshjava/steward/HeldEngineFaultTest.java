@@ -81,7 +81,33 @@ class HeldEngineFaultTest {
     assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(10));
   }
 
+  /**
+   * Regression: on the serving thread the region's end was reached only when the engine returned;
+   * an engine that threw over the garbage its faulted read gave (an index out of range) left the
+   * fault held back past the catch, to surface in the meter's close or raw out of the serve, and
+   * the refusal named the garbage's symptom, not the cut.
+   */
+  @Test
+  void aFaultHeldBackPastTheEnginesThrow_isRefusedEngineFailed_andSettledAsMetered()
+      throws Exception {
+    assertRefusedAndSettled(Duration.ZERO, true);
+    assertThat(thrown).hasValue(1);
+  }
+
+  /** The same on an engine deadline's thread, whose region ended after a throw already. */
+  @Test
+  void aFaultHeldBackPastTheEnginesThrowOnTheDeadlinesThread_isRefusedEngineFailed()
+      throws Exception {
+    assertRefusedAndSettled(Duration.ofSeconds(20), true);
+    assertThat(thrown).hasValue(1);
+  }
+
   private void assertRefusedAndSettled(Duration deadline) throws Exception {
+    assertRefusedAndSettled(deadline, false);
+  }
+
+  private void assertRefusedAndSettled(Duration deadline, boolean throwsOverGarbage)
+      throws Exception {
     List<String> events = new ArrayList<>();
     DurableMemoryJournal journal = new DurableMemoryJournal();
     GrantChain chain = f.chain(BUDGET);
@@ -95,6 +121,9 @@ class HeldEngineFaultTest {
                       throws EngineException {
                     EngineResult served = super.serve(r, p);
                     held.set(true); // its last read of the weights faulted; the JIT held it back
+                    if (throwsOverGarbage) {
+                      throw new ArrayIndexOutOfBoundsException("Index -7 out of bounds for 32000");
+                    }
                     return served;
                   }
                 })
