@@ -377,6 +377,7 @@ public final class FileSnapshotStore implements SnapshotStore {
       Path latest = all.getLast();
       try {
         requireRegularFile(latest);
+        requireNotHeld(latest);
         return Optional.of(read.read(latest));
       } catch (NoSuchFileException e) {
         if (attempt == LIST_ATTEMPTS) {
@@ -415,6 +416,31 @@ public final class FileSnapshotStore implements SnapshotStore {
             + ": "
             + (a.isDirectory() ? "it is a folder" : "it is not a regular file (a pipe or a device)")
             + ", which no save makes; move it out of "
+            + dir,
+        null);
+  }
+
+  /**
+   * Refuses a latest snapshot that is another name (a hard link) of a file this process holds
+   * locked, before it is opened: a snapshot folder's lock file or a journal a steward here holds
+   * (or is opening). Closing any descriptor of a file lets go every lock this process holds on it,
+   * so a read of it would let another process claim that folder or open that journal. A save never
+   * makes one.
+   */
+  private void requireNotHeld(Path latest) throws IOException, SnapshotException {
+    Object identity = FileJournal.identity(latest.toRealPath());
+    boolean lockFile = SnapshotFolderClaim.holds(identity);
+    if (!lockFile && !FileJournal.holds(identity)) {
+      return;
+    }
+    throw new SnapshotException(
+        SnapshotException.Reason.IO,
+        "cannot read the latest snapshot "
+            + latest
+            + ": it is another name (a hard link) of "
+            + (lockFile ? "a snapshot folder's lock file" : "a journal")
+            + " that this process holds, and opening and closing it would let that lock go; it is"
+            + " left as it is. A save never makes one: move it out of "
             + dir,
         null);
   }
