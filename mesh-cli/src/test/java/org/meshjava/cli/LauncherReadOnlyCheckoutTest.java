@@ -82,6 +82,32 @@ class LauncherReadOnlyCheckoutTest {
   }
 
   /**
+   * Regression: in a checkout whose mesh-cli/target this user may write (a shared, group-writable
+   * one), a build lock left by another user (or read-only) stopped the launcher with bash's
+   * "…/.mesh-build.lock: Permission denied". flock needs only to read the lock: the build runs.
+   */
+  @Test
+  void aBuildLockThisUserCannotWrite_stillBuilds() throws Exception {
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
+    Files.setPosixFilePermissions(
+        root.resolve("mvnw"), PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path jdk = LauncherCopy.standInJdk(root);
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/flock")), "flock, whose lock this is");
+    Path target = Files.createDirectories(root.resolve("mesh-cli/target"));
+    Path lock = Files.writeString(target.resolve(".mesh-build.lock"), "");
+    Files.setPosixFilePermissions(lock, PosixFilePermissions.fromString("r--r--r--"));
+    readOnly(root.resolve("mesh-cli"));
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", ""), "key", "show");
+
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(ran.out()).doesNotContain("Permission denied").contains("mesh: building mesh-cli");
+    assertThat(Files.readAllLines(root.resolve("java-args"))).endsWith("key", "show");
+  }
+
+  /**
    * Makes {@code dir} read-only, and the rest of the tree readable and the stand-in JDK runnable by
    * anyone (the test runs the launcher as nobody where it runs as root).
    */
