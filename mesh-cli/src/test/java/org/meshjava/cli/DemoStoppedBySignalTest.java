@@ -60,6 +60,36 @@ class DemoStoppedBySignalTest {
     assertThat(said).as(said).doesNotContain("Exception");
   }
 
+  /**
+   * Regression: where the temporary folder could not be made (a missing or full temporary
+   * directory), the stop hook stayed in place and added "mesh demo: stopped before it ended" under
+   * the error as the JVM exited, though no signal stopped it.
+   */
+  @Test
+  void aTemporaryFolderThatCannotBeMade_isNotCalledAStop() throws Exception {
+    Path out = tmp.resolve("child.out");
+    Process child =
+        new ProcessBuilder(
+                ChildJava.command(
+                    List.of(
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Djava.io.tmpdir=" + tmp.resolve("missing")),
+                    Mesh.class,
+                    "demo"))
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile())
+            .start();
+    try {
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the demo ends").isTrue();
+    } finally {
+      child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    String said = Files.readString(out);
+    assertThat(child.exitValue()).as(said).isNotZero();
+    assertThat(said).as(said).doesNotContain("stopped before it ended");
+  }
+
   private static List<Path> demoFolders(Path temporary) throws java.io.IOException {
     try (Stream<Path> s = Files.list(temporary)) {
       return s.filter(p -> p.getFileName().toString().startsWith("mesh-demo")).toList();
