@@ -67,19 +67,32 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
     AtomicReference<Path> made = new AtomicReference<>();
     Thread stopped = new Thread(() -> removeOnStop(made.get(), System.err), "mesh-demo-stopped");
     Runtime.getRuntime().addShutdownHook(stopped);
-    Path dir = Files.createTempDirectory("mesh-demo");
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("mesh-demo");
+    } catch (IOException | RuntimeException e) {
+      // No folder (a temporary directory that is missing or full): the hook left in place said
+      // "stopped before it ended" under the error as the JVM exited, though nothing stopped it.
+      forget(stopped);
+      throw e;
+    }
     made.set(dir);
     Path journalFile = dir.resolve("steward.journal");
     try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
         Steward steward = steward(journalFile, minilm)) {
       return demo(out(), steward, journalFile);
     } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(stopped);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook is running or about to: it removes the folder.
-      }
+      forget(stopped);
       removeTemporaryFolder(dir);
+    }
+  }
+
+  /** Removes the stop hook; where the JVM is already stopping, the hook runs and does its part. */
+  private static void forget(Thread stopped) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopped);
+    } catch (IllegalStateException shuttingDown) {
+      // The hook is running or about to: it removes the folder.
     }
   }
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -59,6 +60,35 @@ class LauncherReadOnlyCheckoutTest {
   }
 
   /**
+   * Regression: a Maven build of mesh-cli alone (against a local repository's jars, not this
+   * tree's) is not the launcher's; where the launcher could not drop its older stamp, the stamp
+   * stayed and that build ran without a word. It is refused as a build this user cannot make.
+   */
+  @Test
+  void aBuildMavenMadeFromOtherJars_isRefusedInOneLine() throws Exception {
+    Path target = Files.createDirectories(root.resolve("mesh-cli/target/lib"));
+    Files.writeString(target.resolveSibling("mesh-cli.jar"), "");
+    Path stamp = Files.writeString(target.resolveSibling(".mesh-launcher-build"), "");
+    Files.setLastModifiedTime(stamp, FileTime.from(Instant.now().minus(2, ChronoUnit.HOURS)));
+    Files.writeString(
+        target.resolveSibling("mesh-build-started"),
+        Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\n");
+    Files.writeString(
+        target.resolveSibling("mesh-build-classpath"),
+        root.resolve("m2/org/meshjava/mesh-core/0.1.0-SNAPSHOT/mesh-core-0.1.0-SNAPSHOT.jar")
+            + "\n");
+    Path jdk = LauncherCopy.standInJdk(root);
+    readOnly(target.getParent());
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", ""), "key", "show");
+
+    assertThat(ran.code()).as(ran.out()).isEqualTo(1);
+    assertThat(ran.out()).startsWith("mesh: mesh-cli needs a build").doesNotContain("rm:");
+    assertThat(root.resolve("java-args")).doesNotExist();
+  }
+
+  /**
    * Regression: with no build yet, the launcher stopped with "mkdir: cannot create directory
    * '…/mesh-cli/target': Permission denied" and nothing saying what to do.
    */
@@ -79,6 +109,32 @@ class LauncherReadOnlyCheckoutTest {
                 + root.toRealPath().resolve("mesh-cli/target")
                 + ": build it once as a user who can (./mesh --version), or run the last build"
                 + " as it is with MESH_NO_BUILD=1\n");
+  }
+
+  /**
+   * Regression: in a checkout whose mesh-cli/target this user may write (a shared, group-writable
+   * one), a build lock left by another user (or read-only) stopped the launcher with bash's
+   * "…/.mesh-build.lock: Permission denied". flock needs only to read the lock: the build runs.
+   */
+  @Test
+  void aBuildLockThisUserCannotWrite_stillBuilds() throws Exception {
+    LauncherCopy.unbuiltTreeWithStandInBuild(root);
+    Files.setPosixFilePermissions(
+        root.resolve("mvnw"), PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path jdk = LauncherCopy.standInJdk(root);
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/flock")), "flock, whose lock this is");
+    Path target = Files.createDirectories(root.resolve("mesh-cli/target"));
+    Path lock = Files.writeString(target.resolve(".mesh-build.lock"), "");
+    Files.setPosixFilePermissions(lock, PosixFilePermissions.fromString("r--r--r--"));
+    readOnly(root.resolve("mesh-cli"));
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", ""), "key", "show");
+
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(ran.out()).doesNotContain("Permission denied").contains("mesh: building mesh-cli");
+    assertThat(Files.readAllLines(root.resolve("java-args"))).endsWith("key", "show");
   }
 
   /**
