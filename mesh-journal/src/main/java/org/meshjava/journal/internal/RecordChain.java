@@ -101,7 +101,41 @@ public final class RecordChain {
       entry = new JournalEntry.Checkpoint(c.note(), t.sign(seq, prev));
     }
     JournalRecord r = new JournalRecord(seq, prev, entry);
-    return new Encoded(r, encoder.encode(r, known));
+    byte[] line = encoder.encode(r, known);
+    if (line.length > LineReader.MAX_LINE_BYTES) {
+      // Both journals refuse a longer line when they read (SPEC.md section 60.3): stored, it would
+      // be the one record no opening gets past, and the journal would never open again.
+      throw new TooLong(
+          "a "
+              + entry.getClass().getSimpleName()
+              + " record would be a line of "
+              + line.length
+              + " bytes, longer than the "
+              + LineReader.MAX_LINE_BYTES
+              + " bytes a journal reads back: it was not written, and the journal goes on");
+    }
+    return new Encoded(r, line);
+  }
+
+  /**
+   * An entry whose record would be longer than {@link LineReader#MAX_LINE_BYTES}: thrown by {@link
+   * #advance} before anything has moved, so the journal refuses that one append and takes the next.
+   */
+  public static final class TooLong extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    /** The refusal in words, never null. */
+    private final String why;
+
+    TooLong(String why) {
+      super(why);
+      this.why = why;
+    }
+
+    /** The refusal in words. */
+    public String why() {
+      return why;
+    }
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared
