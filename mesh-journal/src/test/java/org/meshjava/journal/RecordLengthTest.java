@@ -7,20 +7,24 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.RecordChain;
+import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.receipt.Envelope;
 
 /**
- * A record longer than a journal reads back (SPEC.md 60.3): both journals refuse a line over {@link
- * LineReader#MAX_LINE_BYTES} when they open, and an append stored one (a suspension carrying a
- * witness's 33 MiB envelope), so the journal never opened again. An append now refuses it typed,
- * before anything moves, and the journal takes the next record and opens.
+ * A record that does not read back (SPEC.md 60.3): both journals refuse a line over {@link
+ * LineReader#MAX_LINE_BYTES} when they open, and the decoder a string over {@link
+ * RecordCodec#MAX_STRING} characters, and an append stored either (a suspension carrying a
+ * witness's 10 MB envelope, its hex 20 million characters), so the journal never opened again. An
+ * append now refuses a line over {@link RecordChain#MAX_LINE} typed, before anything moves, and the
+ * journal takes the next record and opens.
  */
 class RecordLengthTest {
   @TempDir Path dir;
 
-  /** A suspension whose envelope, in hex, alone passes the limit. */
+  /** A suspension whose envelope, in hex, is a string longer than the decoder reads. */
   static JournalEntry tooLong() {
-    return new JournalEntry.Suspended(0, Envelope.of(new byte[LineReader.MAX_LINE_BYTES / 2 + 1]));
+    return new JournalEntry.Suspended(0, Envelope.of(new byte[RecordCodec.MAX_STRING / 2 + 1]));
   }
 
   @Test
@@ -34,7 +38,7 @@ class RecordLengthTest {
       assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
       assertThat(e.getMessage())
           .contains("a Suspended record would be a line of")
-          .contains("longer than the " + LineReader.MAX_LINE_BYTES + " bytes")
+          .contains("longer than the " + RecordChain.MAX_LINE + " bytes a record may be")
           .contains("not written");
       assertThat(j.refusesAppends()).isEmpty();
       assertThat(j.append(new JournalEntry.Resumed("after")).seq()).isEqualTo(1);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.testpg.PostgresTestServer;
 
@@ -79,9 +80,10 @@ class PostgresLineBoundsTest {
   }
 
   /**
-   * The write's twin of the refusal above: an append stored a record over {@link
-   * JournalSchema#MAX_LINE_BYTES} (a suspension carrying a witness's 33 MiB envelope), and every
-   * opening after refused the journal. It is refused typed at append, and the journal goes on.
+   * The write's twin of the refusal above: an append stored a record that does not read back (a
+   * suspension carrying a witness's 10 MB envelope, a string longer than the decoder reads), and
+   * every opening after refused the journal. It is refused typed at append, and the journal goes
+   * on.
    */
   @Test
   void aRecordLongerThanARecordMayBe_isRefusedAtAppend_andTheJournalStillOpens() throws Exception {
@@ -96,7 +98,7 @@ class PostgresLineBoundsTest {
               () ->
                   j.append(
                       new JournalEntry.Suspended(
-                          0, Envelope.of(new byte[JournalSchema.MAX_LINE_BYTES / 2 + 1]))));
+                          0, Envelope.of(new byte[RecordCodec.MAX_STRING / 2 + 1]))));
       assertThat(e).isNotNull();
       assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
       assertThat(e.getMessage()).contains("a Suspended record would be a line of");
