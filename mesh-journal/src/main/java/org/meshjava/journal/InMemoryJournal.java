@@ -46,7 +46,13 @@ public final class InMemoryJournal implements Journal {
     if (closed) {
       throw new JournalException(JournalException.Reason.CLOSED, "the journal is closed", null);
     }
-    List<RecordChain.Encoded> encoded = chain.advance(entry);
+    List<RecordChain.Encoded> encoded;
+    try {
+      encoded = chain.advance(entry);
+    } catch (RecordChain.TooLong e) {
+      // Refused as the durable journals refuse it, so a test on this one sees what they do.
+      throw new JournalException(JournalException.Reason.CORRUPT, e.why(), e);
+    }
     if (retain) {
       for (RecordChain.Encoded each : encoded) {
         records.add(each.record());

@@ -12,7 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.internal.RecordCodec;
+import org.meshjava.receipt.Envelope;
 import org.meshjava.testpg.PostgresTestServer;
 
 /**
@@ -74,6 +77,36 @@ class PostgresLineBoundsTest {
         .contains("a row of " + 3 * HEAP + " bytes")
         .contains("longer than the " + (64 << 10) + " bytes a record may be");
     assertThat(taken).as("refused from the sizes, before the page's lines came").isEmpty();
+  }
+
+  /**
+   * The write's twin of the refusal above: an append stored a record that does not read back (a
+   * suspension carrying a witness's 10 MB envelope, a string longer than the decoder reads), and
+   * every opening after refused the journal. It is refused typed at append, and the journal goes
+   * on.
+   */
+  @Test
+  void aRecordLongerThanARecordMayBe_isRefusedAtAppend_andTheJournalStillOpens() throws Exception {
+    PostgresJournalTest.startServer();
+    PostgresLocation where = PostgresJournalTest.location();
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      j.append(new JournalEntry.Resumed("before"));
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class,
+              () ->
+                  j.append(
+                      new JournalEntry.Suspended(
+                          0, Envelope.of(new byte[RecordCodec.MAX_STRING / 2 + 1]))));
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+      assertThat(e.getMessage()).contains("a Suspended record would be a line of");
+      assertThat(j.append(new JournalEntry.Resumed("after")).seq()).isEqualTo(1);
+    }
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      assertThat(j.recovered()).hasSize(2);
+    }
   }
 
   /**

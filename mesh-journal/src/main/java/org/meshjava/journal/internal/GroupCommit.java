@@ -113,8 +113,10 @@ public final class GroupCommit<E> {
    * Fixes {@code entry}'s records in the chain and queues them: {@link Journal#enqueue}.
    *
    * @throws JournalException {@code CLOSED} once {@link #close}d; the failure's reason once failed;
-   *     {@code FAILED}, failing the journal, if queueing the records threw unchecked once the chain
-   *     had moved past them (an error is rethrown as it is): either way nothing was queued
+   *     {@code CORRUPT} for an entry whose record would be longer than a journal reads back ({@link
+   *     RecordChain.TooLong}), nothing moved and the journal going on; {@code FAILED}, failing the
+   *     journal, if queueing the records threw unchecked once the chain had moved past them (an
+   *     error is rethrown as it is): either way nothing was queued
    */
   public Journal.Pending enqueue(JournalEntry entry) throws JournalException {
     synchronized (appendLock) {
@@ -124,7 +126,14 @@ public final class GroupCommit<E> {
       }
       refuseIfFailed();
       // All or nothing (RecordChain's rule): a throw here moved nothing, and reaches the caller.
-      List<E> records = advance.apply(entry);
+      List<E> records;
+      try {
+        records = advance.apply(entry);
+      } catch (RecordChain.TooLong e) {
+        // Refused typed, as a write that did not happen: the caller releases what it held for it.
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, "journal " + journal + ": " + e.why(), e);
+      }
       try {
         return add(records);
       } catch (RuntimeException | Error e) {

@@ -21,6 +21,13 @@ import org.meshjava.journal.JournalSeal;
  * one the journal never wrote, a file its next opening refuses.
  */
 public final class RecordChain {
+  /**
+   * The longest record line an append writes: no longer than a journal reads back ({@link
+   * LineReader#MAX_LINE_BYTES}), nor than the longest string the decoder reads ({@link
+   * RecordCodec#MAX_STRING}), which a line no longer than it cannot hold. A record is kilobytes.
+   */
+  public static final int MAX_LINE = Math.min(LineReader.MAX_LINE_BYTES, RecordCodec.MAX_STRING);
+
   private final RecordCodec codec;
   private final Encoder encoder;
 
@@ -101,7 +108,46 @@ public final class RecordChain {
       entry = new JournalEntry.Checkpoint(c.note(), t.sign(seq, prev));
     }
     JournalRecord r = new JournalRecord(seq, prev, entry);
-    return new Encoded(r, encoder.encode(r, known));
+    byte[] line = encoder.encode(r, known);
+    if (line.length > MAX_LINE) {
+      // Both journals refuse a longer line when they read (SPEC.md section 60.3), and the decoder
+      // a longer string: stored, it would be the one record no opening gets past, and the journal
+      // would never open again.
+      throw new TooLong(
+          "a "
+              + entry.getClass().getSimpleName()
+              + " record would be a line of "
+              + line.length
+              + " bytes, longer than the "
+              + MAX_LINE
+              + " bytes a record may be (a journal reads back no line over "
+              + LineReader.MAX_LINE_BYTES
+              + " bytes, nor a string in it over "
+              + RecordCodec.MAX_STRING
+              + " characters): it was not written, and the journal goes on");
+    }
+    return new Encoded(r, line);
+  }
+
+  /**
+   * An entry whose record would be longer than {@link #MAX_LINE}: thrown by {@link #advance} before
+   * anything has moved, so the journal refuses that one append and takes the next.
+   */
+  public static final class TooLong extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    /** The refusal in words, never null. */
+    private final String why;
+
+    TooLong(String why) {
+      super(why);
+      this.why = why;
+    }
+
+    /** The refusal in words. */
+    public String why() {
+      return why;
+    }
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared

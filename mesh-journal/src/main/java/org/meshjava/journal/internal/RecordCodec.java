@@ -49,6 +49,13 @@ import org.meshjava.receipt.tlog.SignedNote;
 public final class RecordCodec {
   private static final JsonFactory FACTORY = new JsonFactory();
   private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
+
+  /**
+   * The longest JSON string {@link #decode} reads (the parser's limit): a record holding a longer
+   * one (an envelope's hex) does not read back.
+   */
+  public static final int MAX_STRING = FACTORY.streamReadConstraints().getMaxStringLength();
+
   private static final HexFormat HEX = HexFormat.of();
 
   /**
