@@ -98,11 +98,16 @@ class LauncherJavaOptionsRefusedTest {
             + " -XX:SharedArchiveFile=b.jsa -XX:+AutoCreateSharedArchive -Xlog:gc:file=gc.log"
             + " -Xlog:safepoint:s.log -Xloggc:old.log -XX:AOTCacheOutput=c.aot";
     assertThat(keyShow(jdk, "-Xmx2g " + writers + " -Xlog:gc -Xlog:gc:stderr").code()).isZero();
+    // The switch among them is asked about switched off, which writes nothing.
     assertThat(Files.readAllLines(root.resolve("asked")))
-        .containsExactly("-Xmx2g -Xlog:gc -Xlog:gc:stderr -version");
-    // A value of such options alone asks nothing.
+        .containsExactly("-Xmx2g -XX:-AutoCreateSharedArchive -Xlog:gc -Xlog:gc:stderr -version");
+    // A value of such options alone asks nothing that writes.
     Files.delete(root.resolve("asked"));
     assertThat(keyShow(jdk, writers).code()).isZero();
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly("-XX:-AutoCreateSharedArchive -version");
+    Files.delete(root.resolve("asked"));
+    assertThat(keyShow(jdk, writers.replace(" -XX:+AutoCreateSharedArchive", "")).code()).isZero();
     assertThat(root.resolve("asked")).doesNotExist();
   }
 
@@ -129,13 +134,32 @@ class LauncherJavaOptionsRefusedTest {
     assertThat(keyShow(jdk, unjudged + " " + parsed).code()).isZero();
     assertThat(Files.readAllLines(root.resolve("asked")))
         .containsExactly(
-            "-XX:+UnlockDiagnosticVMOptions -Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5"
+            "-XX:-PauseAtStartup -XX:+UnlockDiagnosticVMOptions -XX:-DumpPerfMapAtExit"
+                + " -XX:-SomeFutureSwitch -Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5"
                 + " -XX:MaxMetaspaceSize=256m -XX:+UseZGC --add-modules=jdk.incubator.vector"
                 + " -Xlog:gc -version");
     Files.delete(root.resolve("asked"));
-    assertThat(keyShow(jdk, unjudged.replace("-XX:+UnlockDiagnosticVMOptions", "")).code())
-        .isZero();
+    String unasked =
+        unjudged
+            .replace("-XX:+UnlockDiagnosticVMOptions", "")
+            .replace("-XX:+PauseAtStartup", "")
+            .replace("-XX:+DumpPerfMapAtExit", "")
+            .replace("-XX:+SomeFutureSwitch", "");
+    assertThat(keyShow(jdk, unasked).code()).isZero();
     assertThat(root.resolve("asked")).doesNotExist();
+  }
+
+  /**
+   * Regression: with only the shapes above asked about, a misspelt switch went to the real run
+   * unasked, whose JVM printed "Unrecognized VM option 'HeapDumpOnOutOfMemory'" and two lines more,
+   * naming neither mesh nor MESH_JAVA_OPTS. A switch is asked about switched off.
+   */
+  @Test
+  void aMisspeltSwitch_isOneLine_namingTheSetting() throws Exception {
+    assertThat(refusal("-Xmx1g -XX:+HeapDumpOnOutOfMemory"))
+        .startsWith("mesh: the JVM (")
+        .endsWith(
+            "will not start with MESH_JAVA_OPTS: Unrecognized VM option 'HeapDumpOnOutOfMemory'");
   }
 
   /**
