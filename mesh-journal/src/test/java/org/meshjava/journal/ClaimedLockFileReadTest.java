@@ -1,8 +1,5 @@
 package org.meshjava.journal;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,12 +36,8 @@ class ClaimedLockFileReadTest {
               () -> FileJournal.checkLinksBefore(journal, 1),
               () -> JournalFile.read(journal));
       for (ThrowingCallable read : reads) {
-        JournalException e = catchThrowableOfType(JournalException.class, read);
-        assertThat(e).isNotNull();
-        assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
-        assertThat(e.detail())
-            .isEqualTo(
-                SnapshotLockFileLinkedToJournalTest.claimedLockFileRefusal("cannot read", journal));
+        SnapshotLockFileLinkedToJournalTest.assertRefusedAsClaimedLockFile(
+            "cannot read", journal, read);
       }
       SnapshotLockFileLinkedToJournalTest.assertStillClaimed(claim, snaps);
     }

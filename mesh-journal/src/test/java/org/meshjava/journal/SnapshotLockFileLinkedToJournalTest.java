@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,11 +96,8 @@ class SnapshotLockFileLinkedToJournalTest {
     try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
       Path lock = snaps.resolve(SnapshotFolderClaim.LOCK_FILE);
       Files.createLink(journal, lock);
-      JournalException e =
-          catchThrowableOfType(JournalException.class, () -> FileJournal.open(journal).close());
-      assertThat(e).isNotNull();
-      assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
-      assertThat(e.detail()).isEqualTo(claimedLockFileRefusal("cannot open", journal));
+      assertRefusedAsClaimedLockFile(
+          "cannot open", journal, () -> FileJournal.open(journal).close());
       assertStillClaimed(claim, snaps);
       assertThat(Files.isSameFile(journal, lock)).isTrue();
       assertThat(Files.size(lock)).isZero();
@@ -117,6 +115,17 @@ class SnapshotLockFileLinkedToJournalTest {
         + ": it is another name (a hard link) of a snapshot folder's lock file that this process"
         + " holds, and opening and closing it would let that folder's lock go; it is left as it"
         + " is. Give the journal a file of its own";
+  }
+
+  /**
+   * {@code act} on {@code journal}, a hard link of a lock file this process holds, is refused
+   * {@code IO} in {@link #claimedLockFileRefusal}'s words, begun by {@code what}.
+   */
+  static void assertRefusedAsClaimedLockFile(String what, Path journal, ThrowingCallable act) {
+    JournalException e = catchThrowableOfType(JournalException.class, act);
+    assertThat(e).isNotNull();
+    assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(e.detail()).isEqualTo(claimedLockFileRefusal(what, journal));
   }
 
   /**
