@@ -38,6 +38,9 @@ class HangingReadTest {
   private final AtomicBoolean hangNextRead = new AtomicBoolean();
   // The next probe's query of the board's set-up blocks as the read does (set by a test).
   private final AtomicBoolean hangNextRecheck = new AtomicBoolean();
+  // The channel's release blocks as the read does (an NVML shutdown on a wedged board; set by a
+  // test).
+  private final AtomicBoolean hangNextRelease = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -79,6 +82,14 @@ class HangingReadTest {
         @Override
         public void release() {
           releases.incrementAndGet();
+          if (hangNextRelease.getAndSet(false)) {
+            readHanging.countDown();
+            try {
+              readReturns.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
         }
       };
 
@@ -363,6 +374,30 @@ class HangingReadTest {
                   .doesNotContain("contention");
             });
     theReadReturns();
+  }
+
+  /**
+   * Regression: a release of the channel that hung (NVML's shutdown) was not marked as a call into
+   * the channel, so the status blamed contention or a pause of the process.
+   */
+  @Test
+  void aReleaseOfTheChannelThatHangs_isNamedAsSuch_notAsContention() throws Exception {
+    hangNextRelease.set(true);
+    holder = Thread.ofPlatform().name("meter-closing").start(meter::close);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the release began").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.detail())
+                    .contains(
+                        "a release of the counter's channel (the meter's close) held the books")
+                    .doesNotContain("contention"));
+    theReadReturns();
+    assertThat(releases).as("released once").hasValue(1);
   }
 
   @Test
