@@ -525,9 +525,12 @@ final class DomainLedger implements LivenessProbe.Target {
     disturbances += disturbancesUnbooked.getAndSet(0);
     epoch++;
     if (state == CounterState.LIVE && !released) {
-      demote(
-          CounterIssue.READ_FAILED,
-          busyFacts + "; figures on its domain meanwhile were the estimator's");
+      String facts = busyFacts + "; figures on its domain meanwhile were the estimator's";
+      if (releaseUnbooked) {
+        notLiveAtClose(facts);
+      } else {
+        demote(CounterIssue.READ_FAILED, facts);
+      }
     }
     if (probeEndUnbooked) {
       probeEndUnbooked = false;
@@ -1223,7 +1226,7 @@ final class DomainLedger implements LivenessProbe.Target {
     probeEnded(nowNanos);
     updatePeriodNanos = 0;
     probedPeriodNanos = 0;
-    if (released) {
+    if (released || releaseUnbooked) {
       state = CounterState.NOT_LIVE;
       issue = CounterIssue.READ_FAILED;
       detail = facts;
@@ -1359,6 +1362,24 @@ final class DomainLedger implements LivenessProbe.Target {
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
           String.valueOf(e.getMessage()));
     }
+  }
+
+  /**
+   * The books were held past a wait across the meter's close: the counter is not live, and is
+   * released at this settle, never re-probed. Said at WARN (a call into the channel hung, or the
+   * process paused), but not as a demotion awaiting a re-probe that a closed meter never runs.
+   */
+  private void notLiveAtClose(String facts) {
+    state = CounterState.NOT_LIVE;
+    issue = CounterIssue.READ_FAILED;
+    detail = facts + "; its meter was closed meanwhile";
+    LOG.warn(
+        "energy counter {} ({}) is not live ({}): {}; its meter was closed meanwhile, so it is"
+            + " released and not re-probed",
+        channel.name(),
+        channel.domain(),
+        CounterIssue.READ_FAILED,
+        facts);
   }
 
   private void demote(CounterIssue why, String facts) {

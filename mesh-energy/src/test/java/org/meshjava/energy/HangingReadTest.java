@@ -400,6 +400,30 @@ class HangingReadTest {
     assertThat(releases).as("released once").hasValue(1);
   }
 
+  /**
+   * Regression: a meter closed while a read held its books had its counter demoted at the settle
+   * with a WARN saying figures fall back to the estimator until a re-probe proves it live, which a
+   * closed meter never runs.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_saysItsCounterIsReleased_notAwaitingAReprobe() throws Exception {
+    aReadHangs();
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              assertTimeoutPreemptively(NO_HANG, meter::close);
+              readReturns.countDown();
+              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+              meter.counters();
+            });
+
+    assertThat(log)
+        .contains("its meter was closed meanwhile, so it is released and not re-probed")
+        .doesNotContain("re-probe proves it live");
+    assertThat(releases).as("released once, at the settle").hasValue(1);
+  }
+
   @Test
   void holdingClosesToTheStallBoundWhileAReadHangs_doesNotWaitForIt() throws Exception {
     aReadHangs();
