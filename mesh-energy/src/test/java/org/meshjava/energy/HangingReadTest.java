@@ -56,42 +56,33 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          if (hangNextRead.getAndSet(false)) {
-            readHanging.countDown();
-            try {
-              readReturns.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          hangIf(hangNextRead);
           return super.readTotalUj();
         }
 
         @Override
         public void recheckAtProbe() {
-          if (hangNextRecheck.getAndSet(false)) {
-            readHanging.countDown();
-            try {
-              readReturns.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          hangIf(hangNextRecheck);
         }
 
         @Override
         public void release() {
           releases.incrementAndGet();
-          if (hangNextRelease.getAndSet(false)) {
-            readHanging.countDown();
-            try {
-              readReturns.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          hangIf(hangNextRelease);
         }
       };
+
+  /** Blocks the calling thread until the test lets it go, if {@code armed} was set; once. */
+  private void hangIf(AtomicBoolean armed) {
+    if (armed.getAndSet(false)) {
+      readHanging.countDown();
+      try {
+        readReturns.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
 
   /** The fake clock, but for a read set hanging after a probe's next burn ({@link #hangAfter}). */
   private final ProbeClock probeClock =
@@ -359,8 +350,18 @@ class HangingReadTest {
   @Test
   void aProbesQueryOfTheBoardThatHangs_isNamedAsSuch_notAsContention() throws Exception {
     hangNextRecheck.set(true);
-    holder = Thread.ofPlatform().name("probe-rechecking").start(meter::probeNow);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the query began").isTrue();
+    whileACallHangs_theStatusNamesIt(
+        meter::probeNow, "a read of the counter (a probe's start) held the books");
+  }
+
+  /**
+   * Runs {@code call} on a thread of its own until it hangs in the channel, then checks that the
+   * status names that call as holding the books, and not contention; lets it return.
+   */
+  private void whileACallHangs_theStatusNamesIt(Runnable call, String named)
+      throws InterruptedException {
+    holder = Thread.ofPlatform().name("hanging-call").start(call);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the call began").isTrue();
 
     List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
 
@@ -369,9 +370,7 @@ class HangingReadTest {
         .satisfies(
             s -> {
               assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
-              assertThat(s.detail())
-                  .contains("a read of the counter (a probe's start) held the books")
-                  .doesNotContain("contention");
+              assertThat(s.detail()).contains(named).doesNotContain("contention");
             });
     theReadReturns();
   }
@@ -383,20 +382,8 @@ class HangingReadTest {
   @Test
   void aReleaseOfTheChannelThatHangs_isNamedAsSuch_notAsContention() throws Exception {
     hangNextRelease.set(true);
-    holder = Thread.ofPlatform().name("meter-closing").start(meter::close);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the release began").isTrue();
-
-    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
-
-    assertThat(during)
-        .singleElement()
-        .satisfies(
-            s ->
-                assertThat(s.detail())
-                    .contains(
-                        "a release of the counter's channel (the meter's close) held the books")
-                    .doesNotContain("contention"));
-    theReadReturns();
+    whileACallHangs_theStatusNamesIt(
+        meter::close, "a release of the counter's channel (the meter's close) held the books");
     assertThat(releases).as("released once").hasValue(1);
   }
 
