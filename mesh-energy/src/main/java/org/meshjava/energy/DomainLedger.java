@@ -161,6 +161,10 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final long BOOKS_WAIT_NANOS = 1_000_000_000L;
 
+  // What busyFacts names a holder of the books in a call into the channel as.
+  private static final String READING = "a read of the counter";
+  private static final String RELEASING = "a release of the counter's channel";
+
   /**
    * One window's stake in this domain. Guarded by the books, but for a share the books were never
    * taken for ({@code booked} false), which only its own serve's thread touches.
@@ -247,11 +251,12 @@ final class DomainLedger implements LivenessProbe.Target {
   // (endProbeHeld), not left to the periodic re-probe. Cleared as a probe begins and ends.
   private volatile boolean probeReadMissed;
   // Not guarded. What the holder of the books is doing (null while they are free), since when
-  // (System.nanoTime), and whether it is in a read of the channel (its total, or a probe's recheck
-  // of the board): what a wait that runs out knows.
+  // (System.nanoTime), and which call into the channel it is in, if any (READING: its total, or a
+  // probe's recheck of the board; RELEASING: its release, an NVML shutdown that can hang as a read
+  // can): what a wait that runs out knows.
   private volatile @Nullable String holderDoing;
   private volatile long holderSinceNanos;
-  private volatile boolean holderReading;
+  private volatile @Nullable String holderInChannel;
   // Not guarded. What the last wait that ran out knew (busyFacts): the status until the settle, and
   // the settle's demotion, say it.
   private volatile String busyFacts = "";
@@ -446,13 +451,13 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /**
    * What is known when a wait for the books runs out: how long they were busy, and who held them
-   * doing what, in a read of the counter or not. A wait also runs out under plain contention or a
-   * pause of the whole process (a long garbage collection), with no read held at all; the words
-   * blame a read only when one was under way.
+   * doing what, in a call into the channel (a read of the counter, or its release) or not. A wait
+   * also runs out under plain contention or a pause of the whole process (a long garbage
+   * collection), with no call held at all; the words blame a call only when one was under way.
    */
   private String busyFacts() {
     String doing = holderDoing;
-    boolean reading = holderReading;
+    String inChannel = holderInChannel;
     long heldMs = (System.nanoTime() - holderSinceNanos) / 1_000_000;
     long waitMs = booksWaitNanos / 1_000_000;
     if (doing == null) {
@@ -460,8 +465,9 @@ final class DomainLedger implements LivenessProbe.Target {
           + waitMs
           + " ms, their holder gone as the wait ran out (contention, or a pause of the process)";
     }
-    if (reading) {
-      return "a read of the counter ("
+    if (inChannel != null) {
+      return inChannel
+          + " ("
           + doing
           + ") held the books for "
           + heldMs
@@ -519,9 +525,12 @@ final class DomainLedger implements LivenessProbe.Target {
     disturbances += disturbancesUnbooked.getAndSet(0);
     epoch++;
     if (state == CounterState.LIVE && !released) {
-      demote(
-          CounterIssue.READ_FAILED,
-          busyFacts + "; figures on its domain meanwhile were the estimator's");
+      String facts = busyFacts + "; figures on its domain meanwhile were the estimator's";
+      if (releaseUnbooked) {
+        notLiveAtClose(facts);
+      } else {
+        demote(CounterIssue.READ_FAILED, facts);
+      }
     }
     if (probeEndUnbooked) {
       probeEndUnbooked = false;
@@ -1125,13 +1134,13 @@ final class DomainLedger implements LivenessProbe.Target {
   private void beginProbeHeld() {
     if (!released) {
       // A query of the board (NVML's power limit) that can hang as a read can: said as one.
-      holderReading = true;
+      holderInChannel = READING;
       try {
         channel.recheckAtProbe();
       } catch (RuntimeException e) {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
       } finally {
-        holderReading = false;
+        holderInChannel = null;
       }
     }
     tellProbing(true);
@@ -1217,7 +1226,7 @@ final class DomainLedger implements LivenessProbe.Target {
     probeEnded(nowNanos);
     updatePeriodNanos = 0;
     probedPeriodNanos = 0;
-    if (released) {
+    if (released || releaseUnbooked) {
       state = CounterState.NOT_LIVE;
       issue = CounterIssue.READ_FAILED;
       detail = facts;
@@ -1331,10 +1340,13 @@ final class DomainLedger implements LivenessProbe.Target {
       return;
     }
     released = true;
+    holderInChannel = RELEASING;
     try {
       channel.release();
     } catch (RuntimeException e) {
       LOG.warn("releasing energy counter {} failed", channel.name(), e);
+    } finally {
+      holderInChannel = null;
     }
   }
 
@@ -1350,6 +1362,24 @@ final class DomainLedger implements LivenessProbe.Target {
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
           String.valueOf(e.getMessage()));
     }
+  }
+
+  /**
+   * The books were held past a wait across the meter's close: the counter is not live, and is
+   * released at this settle, never re-probed. Said at WARN (a call into the channel hung, or the
+   * process paused), but not as a demotion awaiting a re-probe that a closed meter never runs.
+   */
+  private void notLiveAtClose(String facts) {
+    state = CounterState.NOT_LIVE;
+    issue = CounterIssue.READ_FAILED;
+    detail = facts + "; its meter was closed meanwhile";
+    LOG.warn(
+        "energy counter {} ({}) is not live ({}): {}; its meter was closed meanwhile, so it is"
+            + " released and not re-probed",
+        channel.name(),
+        channel.domain(),
+        CounterIssue.READ_FAILED,
+        facts);
   }
 
   private void demote(CounterIssue why, String facts) {
@@ -1418,15 +1448,15 @@ final class DomainLedger implements LivenessProbe.Target {
     if (!forProbe && errorsSinceLive >= ERRORS_BEFORE_SET_ASIDE) {
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail);
     }
-    holderReading = true;
+    holderInChannel = READING;
     try {
       return readTimed(forProbe);
     } finally {
-      holderReading = false;
+      holderInChannel = null;
     }
   }
 
-  /** {@link #readChannel} once the counter is not set aside, {@link #holderReading} set. */
+  /** {@link #readChannel} once the counter is not set aside, {@link #holderInChannel} set. */
   private long readTimed(boolean forProbe) throws CounterException {
     try {
       return channel.readTotalUj();

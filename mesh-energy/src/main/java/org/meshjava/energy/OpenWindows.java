@@ -37,11 +37,20 @@ final class OpenWindows {
   // (an allocation failing there, which no fake can cause).
   private static volatile Runnable beforeTellingOwner = () -> {};
 
+  // Run as an owner's windows counted out elsewhere are copied for it; a no-op but in tests (an
+  // allocation failing there, which no fake can cause).
+  private static volatile Runnable beforeHandingOver = () -> {};
+
   private OpenWindows() {}
 
   /** Runs {@code hook} before each owner is told of a window another's read counts out; tests. */
   static void beforeTellingOwner(Runnable hook) {
     beforeTellingOwner = Objects.requireNonNull(hook, "hook");
+  }
+
+  /** Runs {@code hook} before an owner's windows counted out elsewhere are copied for it; tests. */
+  static void beforeHandingOver(Runnable hook) {
+    beforeHandingOver = Objects.requireNonNull(hook, "hook");
   }
 
   /**
@@ -296,9 +305,13 @@ final class OpenWindows {
       return List.of();
     }
     synchronized (LOCK) {
-      owner.pending = false;
+      // The copy first, the only step that can fail (an allocation): thrown there, the windows are
+      // still kept and still pending, handed over at the owner's next read. Marked first, they
+      // stayed in the list unseen until another read counted out one more of the owner's windows.
+      beforeHandingOver.run();
       List<Counted> out = List.copyOf(owner.countedOutElsewhere);
       owner.countedOutElsewhere.clear();
+      owner.pending = false;
       return out;
     }
   }

@@ -38,6 +38,9 @@ class HangingReadTest {
   private final AtomicBoolean hangNextRead = new AtomicBoolean();
   // The next probe's query of the board's set-up blocks as the read does (set by a test).
   private final AtomicBoolean hangNextRecheck = new AtomicBoolean();
+  // The channel's release blocks as the read does (an NVML shutdown on a wedged board; set by a
+  // test).
+  private final AtomicBoolean hangNextRelease = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -53,34 +56,33 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          if (hangNextRead.getAndSet(false)) {
-            readHanging.countDown();
-            try {
-              readReturns.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          hangIf(hangNextRead);
           return super.readTotalUj();
         }
 
         @Override
         public void recheckAtProbe() {
-          if (hangNextRecheck.getAndSet(false)) {
-            readHanging.countDown();
-            try {
-              readReturns.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          hangIf(hangNextRecheck);
         }
 
         @Override
         public void release() {
           releases.incrementAndGet();
+          hangIf(hangNextRelease);
         }
       };
+
+  /** Blocks the calling thread until the test lets it go, if {@code armed} was set; once. */
+  private void hangIf(AtomicBoolean armed) {
+    if (armed.getAndSet(false)) {
+      readHanging.countDown();
+      try {
+        readReturns.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
 
   /** The fake clock, but for a read set hanging after a probe's next burn ({@link #hangAfter}). */
   private final ProbeClock probeClock =
@@ -348,8 +350,18 @@ class HangingReadTest {
   @Test
   void aProbesQueryOfTheBoardThatHangs_isNamedAsSuch_notAsContention() throws Exception {
     hangNextRecheck.set(true);
-    holder = Thread.ofPlatform().name("probe-rechecking").start(meter::probeNow);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the query began").isTrue();
+    whileACallHangs_theStatusNamesIt(
+        meter::probeNow, "a read of the counter (a probe's start) held the books");
+  }
+
+  /**
+   * Runs {@code call} on a thread of its own until it hangs in the channel, then checks that the
+   * status names that call as holding the books, and not contention; lets it return.
+   */
+  private void whileACallHangs_theStatusNamesIt(Runnable call, String named)
+      throws InterruptedException {
+    holder = Thread.ofPlatform().name("hanging-call").start(call);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the call began").isTrue();
 
     List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
 
@@ -358,11 +370,45 @@ class HangingReadTest {
         .satisfies(
             s -> {
               assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
-              assertThat(s.detail())
-                  .contains("a read of the counter (a probe's start) held the books")
-                  .doesNotContain("contention");
+              assertThat(s.detail()).contains(named).doesNotContain("contention");
             });
     theReadReturns();
+  }
+
+  /**
+   * Regression: a release of the channel that hung (NVML's shutdown) was not marked as a call into
+   * the channel, so the status blamed contention or a pause of the process.
+   */
+  @Test
+  void aReleaseOfTheChannelThatHangs_isNamedAsSuch_notAsContention() throws Exception {
+    hangNextRelease.set(true);
+    whileACallHangs_theStatusNamesIt(
+        meter::close, "a release of the counter's channel (the meter's close) held the books");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
+   * Regression: a meter closed while a read held its books had its counter demoted at the settle
+   * with a WARN saying figures fall back to the estimator until a re-probe proves it live, which a
+   * closed meter never runs.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_saysItsCounterIsReleased_notAwaitingAReprobe() throws Exception {
+    aReadHangs();
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              assertTimeoutPreemptively(NO_HANG, meter::close);
+              readReturns.countDown();
+              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+              meter.counters();
+            });
+
+    assertThat(log)
+        .contains("its meter was closed meanwhile, so it is released and not re-probed")
+        .doesNotContain("re-probe proves it live");
+    assertThat(releases).as("released once, at the settle").hasValue(1);
   }
 
   @Test
