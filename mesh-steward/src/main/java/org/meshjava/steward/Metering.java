@@ -63,7 +63,7 @@ final class Metering {
       Settlement settlement,
       BackendSlots.Held slot)
       throws ServeException {
-    RoutedBackend backend = RoutedBackend.of(route);
+    RoutedBackend backend = RoutedBackend.of(route, heldFaults);
     ServingEngine engine = backend.engine();
     Optional<WeightsBinding> before;
     try {

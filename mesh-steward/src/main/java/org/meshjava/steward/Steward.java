@@ -169,6 +169,7 @@ public final class Steward implements AutoCloseable {
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
+  private final Runnable heldFaults;
   private final @Nullable StewardListener listener;
 
   private Steward(
@@ -190,6 +191,7 @@ public final class Steward implements AutoCloseable {
             meter,
             EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread, b.heldFaults),
             b.heldFaults);
+    this.heldFaults = b.heldFaults;
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -214,7 +216,8 @@ public final class Steward implements AutoCloseable {
             ReceiptLog.resume(b.key, head),
             this.journal,
             logKeeper,
-            snapshotter);
+            snapshotter,
+            b.heldFaults);
     this.grantsNeedDurableJournal =
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
@@ -603,7 +606,7 @@ public final class Steward implements AutoCloseable {
                 kind.refuse(backend)
                     .or(() -> model.refuse(backend))
                     .or(() -> grantRule.refuse(backend)));
-    RoutedBackend backend = RoutedBackend.of(route);
+    RoutedBackend backend = RoutedBackend.of(route, heldFaults);
     BackendSlots.Held slot = slots.take(backend);
     try {
       return serve(request, ask, presentation, route, backend, slot, observer);
