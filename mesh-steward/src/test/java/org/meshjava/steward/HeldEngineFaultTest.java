@@ -257,4 +257,24 @@ class HeldEngineFaultTest {
       assertThat(s.head().nextSequence()).isZero();
     }
   }
+
+  /**
+   * Regression: an engine's exception with no message of its own, caused by the fault, was
+   * explained as "it gave no reason" although the JVM's words were on its cause.
+   */
+  @Test
+  void anEngineExceptionWithNoMessage_causedByTheFault_quotesTheJvmsWords() {
+    InternalError fault = compiledFault();
+
+    assertThat(Metering.why(new EngineException(null, fault)))
+        .isEqualTo(
+            "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+                + fault.getMessage()
+                + "); it needs the whole file back, and a restart if it maps the file only once");
+    assertThat(Metering.why(new IllegalStateException("", new RuntimeException(fault))))
+        .contains("(" + fault.getMessage() + ")")
+        .doesNotContain("gave no reason");
+    assertThat(Metering.why(new EngineException(null, new RuntimeException("other"))))
+        .isEqualTo("it gave no reason");
+  }
 }
