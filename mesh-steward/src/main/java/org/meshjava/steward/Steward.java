@@ -1718,8 +1718,9 @@ public final class Steward implements AutoCloseable {
       }
       LogKeeper keeper =
           transparencyLog
-              ? rec.log().finish(start, j, checkpointEvery)
-              : new LogKeeper.Off(new SealedIndex(replayed.receipts(), start.nextSequence()));
+              ? rec.log().finish(start, j, checkpointEvery, heldFaults)
+              : new LogKeeper.Off(
+                  new SealedIndex(replayed.receipts(), start.nextSequence()), heldFaults);
       Optional<Snapshotter> snapshotter = Optional.empty();
       if (snapshots != null) {
         snapshotter =
