@@ -45,7 +45,7 @@ final class EngineAnswer {
               + " failed: it could not "
               + doing
               + ": "
-              + (MappedReadFault.in(failed) ? Metering.why(failed) : failed),
+              + (MappedReadFault.in(failed) ? Metering.why(failed) : EngineWords.describe(failed)),
           failed);
     }
   }

@@ -172,7 +172,9 @@ final class Metering {
       // The engine's own cost profile: the window is still let go, so it shares its domains with
       // no later window. An Error is caught as the engine's own is above: escaping here, it would
       // leave the window open and the serve refused with a trace instead of ENGINE_FAILED.
-      e.addSuppressed(profileFailed);
+      if (profileFailed != e) { // an engine may throw one instance everywhere: no self-suppression
+        e.addSuppressed(profileFailed);
+      }
       try {
         window.abandon();
       } catch (RuntimeException | Error meterFailed) {
@@ -211,11 +213,11 @@ final class Metering {
    */
   static String why(Throwable e) {
     @Nullable InternalError fault = faultIn(e);
-    String message = e.getMessage();
+    String message = EngineWords.messageOf(e);
     if ((message == null || message.isBlank()) && fault != null) {
       // An engine that gave no words of its own for a cause the JVM did describe: those are the
       // reason, not "none".
-      message = fault.getMessage();
+      message = EngineWords.messageOf(fault);
     }
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
     if (MappedReadFault.in(e) && onlyTheJvmsWords(e, fault, why)) {
@@ -246,10 +248,11 @@ final class Metering {
     if (fault == null) {
       return true;
     }
-    String jvms = fault.getMessage();
+    String jvms = EngineWords.messageOf(fault);
+    String own = EngineWords.messageOf(e);
     return fault == e
-        || e.getMessage() == null
-        || e.getMessage().isBlank()
+        || own == null
+        || own.isBlank()
         || (jvms != null && !jvms.isBlank() && why.contains(jvms));
   }
 

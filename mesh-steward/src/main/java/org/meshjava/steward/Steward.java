@@ -748,7 +748,7 @@ public final class Steward implements AutoCloseable {
       JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          backend + " could not turn the prompt into its payload: " + e,
+          backend + " could not turn the prompt into its payload: " + EngineWords.describe(e),
           e);
     }
   }
@@ -1427,10 +1427,11 @@ public final class Steward implements AutoCloseable {
 
     /**
      * What ends each region that guards a read of a mapped file (an engine call, on the serving
-     * thread and on an engine deadline's own thread; the gate's decision; a snapshot's taking and
-     * read-back): {@link MappedReadFault#deliverPending}, which throws there a fault of such a read
-     * that compiled code held back. Tests stand in a throw of that fault for it, as a real one
-     * needs JIT-compiled code reading a file cut short under it.
+     * thread and on an engine deadline's own thread; each question asked of the engine outside its
+     * work; the gate's decision; a snapshot's taking and read-back; each read of the transparency
+     * log's tree or the witness's index): {@link MappedReadFault#deliverPending}, which throws
+     * there a fault of such a read that compiled code held back. Tests stand in a throw of that
+     * fault for it, as a real one needs JIT-compiled code reading a file cut short under it.
      */
     Builder heldFaults(Runnable v) {
       heldFaults = Objects.requireNonNull(v, "heldFaults");
