@@ -1,7 +1,6 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
 import java.util.Optional;
@@ -139,13 +138,8 @@ class EngineThrowsOddlyTest {
             .build()) {
       ServeRequest req = GrantFixture.request("oddly", 3, CEILING);
 
-      Throwable t =
-          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      Throwable t = f.refusedEngineFailed(s, chain, req);
 
-      assertThat(t)
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
       assertThat(s.unresolved()).isEmpty();
       // Settled once, at most at the ceiling (the whole of it where the cost profile failed too).
       assertThat(s.spend().remainingUj(chain)).isBetween(BUDGET - CEILING, BUDGET - 1);

@@ -136,13 +136,8 @@ class HeldEngineFaultTest {
             .build()) {
       ServeRequest req = GrantFixture.request("held back", 3, CEILING);
 
-      Throwable t =
-          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      Throwable t = f.refusedEngineFailed(s, chain, req);
 
-      assertThat(t)
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
       assertThat(t.getMessage())
           .contains("was cut short on disk while it ran")
           .doesNotContain("did not return within");
@@ -243,13 +238,8 @@ class HeldEngineFaultTest {
             .build()) {
       ServeRequest req = GrantFixture.request("held by a question", 3, CEILING);
 
-      Throwable t =
-          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      Throwable t = f.refusedEngineFailed(s, chain, req);
 
-      assertThat(t)
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
       assertThat(t.getMessage()).contains(question).contains("was cut short on disk while it ran");
       assertThat(thrown).hasValue(1);
       assertThat(held.get()).isFalse();
