@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 
 /**
  * What a serve asks the routed engine outside its work (its weights, recipe, context size, token
@@ -23,13 +24,29 @@ final class EngineAnswer {
    */
   static <T> T of(RoutedBackend backend, String doing, Supplier<T> question) throws ServeException {
     try {
-      return Objects.requireNonNull(question.get(), doing);
+      T answer = question.get();
+      // Last in the region, as after the engine's work (Metering): a fault of a mapped read its
+      // compiled code held back is thrown here and refused, not later and raw (SPEC.md §60.8).
+      backend.heldFaults().run();
+      return Objects.requireNonNull(answer, doing);
     } catch (RuntimeException | Error e) {
-      JvmFailure.passIfFailing(e);
+      // A throw ends the region too: the question may have thrown over the garbage a faulted read
+      // gave, the fault still held back. Taken here, the question's throw is suppressed on it.
+      Throwable failed = e;
+      try {
+        backend.heldFaults().run();
+      } catch (RuntimeException | Error held) {
+        failed = EngineDeadline.atFault(e, held);
+      }
+      JvmFailure.passIfFailing(failed);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          backend + " failed: it could not " + doing + ": " + e,
-          e);
+          backend
+              + " failed: it could not "
+              + doing
+              + ": "
+              + (MappedReadFault.in(failed) ? Metering.why(failed) : EngineWords.describe(failed)),
+          failed);
     }
   }
 }

@@ -2,10 +2,7 @@ package org.meshjava.steward;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -84,7 +81,7 @@ final class EngineDeadline {
     if (limit.isZero()) {
       return ask.run(route, request, payload);
     }
-    Call call = new Call(afterOverrun, heldFaults);
+    Call call = new Call(afterOverrun, heldFaults, () -> {});
     Ask gated = ask.gated(call::guard);
     Thread engine =
         Thread.ofPlatform()
@@ -122,7 +119,7 @@ final class EngineDeadline {
 
   /** What the engine's work is, for the thread that runs it. */
   @FunctionalInterface
-  private interface Work {
+  interface Work {
     Ask.Worked run() throws Throwable;
   }
 
@@ -131,18 +128,32 @@ final class EngineDeadline {
    * ended or the deadline passed first is decided once, under {@link #lock}, which every token
    * passed to the caller's sink also holds: no token reaches the sink once the serve has stopped
    * waiting, and whoever loses the race knows it.
+   *
+   * <p>The hand-over is two field writes and a signal under that lock, in a {@code finally}: it
+   * allocates nothing that could fail (a lock taken or waited on by this JDK retries rather than
+   * throw when it is out of memory), so the serving thread's wait ends whatever the engine's thread
+   * met. A future completed exceptionally allocates its result; out of memory there, the engine was
+   * marked ended with nothing handed over, and the serving thread waited for good.
    */
-  private static final class Call {
+  static final class Call {
     private final ReentrantLock lock = new ReentrantLock();
-    private final CompletableFuture<Ask.Worked> done = new CompletableFuture<>();
+    private final Condition handedOver = lock.newCondition();
     private final Runnable afterOverrun;
     private final Runnable heldFaults;
+    private final Runnable handingOver;
     private boolean ended;
     private boolean overrun;
+    private Ask.@Nullable Worked worked;
+    private @Nullable Throwable failed;
 
-    Call(Runnable afterOverrun, Runnable heldFaults) {
+    /**
+     * @param handingOver run on the engine's thread after its region, just before the hand-over: a
+     *     test's way to have the JVM fail there; a no-op otherwise
+     */
+    Call(Runnable afterOverrun, Runnable heldFaults, Runnable handingOver) {
       this.afterOverrun = afterOverrun;
       this.heldFaults = heldFaults;
+      this.handingOver = handingOver;
     }
 
     /**
@@ -151,42 +162,49 @@ final class EngineDeadline {
      * <p>The engine's region ends with {@code heldFaults}, inside the guard: a fault of a mapped
      * read that the engine's compiled code held back (SPEC.md §60.8, "When the fault is thrown")
      * would otherwise be thrown at this thread's next safepoint poll, in the hand-over below, and
-     * end the thread with the garbage read handed over as the engine's result, or with {@code
-     * ended} never set, the serve then waiting out its deadline and charged the whole ceiling, the
-     * slot and window of an overrun never let go. Once it has run, nothing is held back, so the
-     * hand-over completes {@code done} whatever the engine met.
+     * end the thread with the garbage read handed over as the engine's result, or with nothing
+     * handed over, the serve then waiting out its deadline and charged the whole ceiling, the slot
+     * and window of an overrun never let go. Whatever is thrown after the engine's work (the fault,
+     * or the JVM failing as one throw is suppressed on the other) is what is handed over.
      */
     void run(Work work) {
-      Ask.@Nullable Worked worked = null;
-      @Nullable Throwable failed = null;
+      Ask.@Nullable Worked result = null;
+      @Nullable Throwable thrown = null;
       try {
-        worked = work.run();
-      } catch (Throwable e) {
-        failed = e;
-      }
-      try {
-        heldFaults.run();
-      } catch (Throwable held) {
-        failed = atFault(failed, held);
-      }
-      try {
-        if (failed == null) {
-          done.complete(worked);
-        } else {
-          done.completeExceptionally(failed);
-        }
-      } finally {
-        boolean late;
-        lock.lock();
         try {
-          ended = true;
-          late = overrun;
-        } finally {
-          lock.unlock();
+          result = work.run();
+        } catch (Throwable e) {
+          thrown = e;
         }
-        if (late) {
-          afterOverrun.run();
+        try {
+          heldFaults.run();
+        } catch (Throwable held) {
+          thrown = atFault(thrown, held);
         }
+        handingOver.run();
+      } catch (Throwable e) {
+        // Ending the region failed itself (out of memory as it suppressed one throw on the other):
+        // that is what the engine's call met, and it is handed over in place of what it was doing.
+        thrown = e;
+      } finally {
+        handOver(result, thrown);
+      }
+    }
+
+    private void handOver(Ask.@Nullable Worked result, @Nullable Throwable thrown) {
+      boolean late;
+      lock.lock();
+      try {
+        worked = result;
+        failed = thrown;
+        ended = true;
+        late = overrun;
+        handedOver.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      if (late) {
+        afterOverrun.run();
       }
     }
 
@@ -204,40 +222,31 @@ final class EngineDeadline {
     Ask.Worked await(Thread engine, Duration limit) throws Throwable {
       long end = System.nanoTime() + limit.toNanos();
       boolean interrupted = false;
+      lock.lock();
       try {
-        while (true) {
+        while (!ended) {
+          long left = end - System.nanoTime();
+          if (left <= 0) {
+            overrun = true;
+            engine.interrupt();
+            throw new Overrun(limit);
+          }
           try {
-            return done.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-          } catch (ExecutionException e) {
-            throw Objects.requireNonNullElse(e.getCause(), e);
+            handedOver.awaitNanos(left);
           } catch (InterruptedException e) {
             interrupted = true;
             engine.interrupt();
-          } catch (TimeoutException e) {
-            if (stopWaiting()) {
-              engine.interrupt();
-              throw new Overrun(limit);
-            }
-            // The engine ended first: its result is there, or is a moment away.
           }
         }
+        if (failed != null) {
+          throw failed;
+        }
+        return Objects.requireNonNull(worked, "worked"); // set whenever nothing was thrown
       } finally {
+        lock.unlock();
         if (interrupted) {
           Thread.currentThread().interrupt();
         }
-      }
-    }
-
-    /** Marks the overrun unless the engine ended first; true when it was marked. */
-    private boolean stopWaiting() {
-      lock.lock();
-      try {
-        if (!ended) {
-          overrun = true;
-        }
-        return overrun;
-      } finally {
-        lock.unlock();
       }
     }
   }

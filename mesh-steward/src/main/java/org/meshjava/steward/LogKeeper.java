@@ -102,11 +102,20 @@ sealed class LogKeeper permits LogKeeper.Off {
    */
   private volatile @Nullable String unreadable;
 
+  /**
+   * Run last in each region that reads the tree's or the index's mapped file: it throws any fault
+   * of such a read that compiled code held back ({@link MappedReadFault#deliverPending}; a test's
+   * stand-in otherwise, {@code Steward.Builder.heldFaults}).
+   */
+  private final Runnable heldFaults;
+
   private LogKeeper(
       @Nullable TransparencyLog log,
       @Nullable Journal journal,
       @Nullable SigningKey key,
-      int every) {
+      int every,
+      Runnable heldFaults) {
+    this.heldFaults = Objects.requireNonNull(heldFaults, "heldFaults");
     this.log = log;
     this.journal = journal;
     this.key = key;
@@ -125,7 +134,14 @@ sealed class LogKeeper permits LogKeeper.Off {
     private final SealedIndex recorded;
 
     Off(SealedIndex recorded) {
-      super(null, null, null, 1);
+      this(recorded, MappedReadFault::deliverPending);
+    }
+
+    /**
+     * @param heldFaults run last in each read of the index ({@code Steward.Builder.heldFaults})
+     */
+    Off(SealedIndex recorded, Runnable heldFaults) {
+      super(null, null, null, 1, heldFaults);
       this.recorded = recorded;
     }
 
@@ -147,7 +163,7 @@ sealed class LogKeeper permits LogKeeper.Off {
         try {
           return recorded.get(sequence).filter(envelopeId::equals).isPresent();
         } finally {
-          MappedReadFault.deliverPending(); // as in read(): a fault held back is thrown here
+          super.heldFaults.run(); // as in read(): a fault held back is thrown here
         }
       } catch (InternalError e) {
         throw cutShort(e);
@@ -192,7 +208,7 @@ sealed class LogKeeper permits LogKeeper.Off {
           // The index's saved ids are one list, replaced whole: taking these drops the earlier.
           return recorded.adopt(saved);
         } finally {
-          MappedReadFault.deliverPending(); // as in read(): a fault held back is thrown here
+          super.heldFaults.run(); // as in read(): a fault held back is thrown here
         }
       } catch (InternalError e) {
         throw cutShort(e);
@@ -356,11 +372,19 @@ sealed class LogKeeper permits LogKeeper.Off {
 
     /** The keeper, with the log starting at {@code start} if no receipt was recorded. */
     LogKeeper finish(ChainHead start, Journal journal, int every) {
+      return finish(start, journal, every, MappedReadFault::deliverPending);
+    }
+
+    /**
+     * As {@link #finish(ChainHead, Journal, int)}, each read of the tree ending with {@code
+     * heldFaults} ({@code Steward.Builder.heldFaults})
+     */
+    LogKeeper finish(ChainHead start, Journal journal, int every, Runnable heldFaults) {
       TransparencyLog l = log;
       if (l == null) {
         l = new TransparencyLog(key, start.nextSequence(), witnesses);
       }
-      return new LogKeeper(l, journal, key, every);
+      return new LogKeeper(l, journal, key, every, heldFaults);
     }
   }
 
@@ -512,7 +536,7 @@ sealed class LogKeeper permits LogKeeper.Off {
         } finally {
           // Compiled code may throw a read's fault only at a later poll, past this catch, after
           // an answer or a refusal made of the garbage the read gave: here instead, over either.
-          MappedReadFault.deliverPending();
+          heldFaults.run();
         }
       } catch (InternalError e) {
         throw unreadableAfter(

@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.ServeOutcome;
@@ -63,7 +64,7 @@ final class Metering {
       Settlement settlement,
       BackendSlots.Held slot)
       throws ServeException {
-    RoutedBackend backend = RoutedBackend.of(route);
+    RoutedBackend backend = RoutedBackend.of(route, heldFaults);
     ServingEngine engine = backend.engine();
     Optional<WeightsBinding> before;
     try {
@@ -171,7 +172,9 @@ final class Metering {
       // The engine's own cost profile: the window is still let go, so it shares its domains with
       // no later window. An Error is caught as the engine's own is above: escaping here, it would
       // leave the window open and the serve refused with a trace instead of ENGINE_FAILED.
-      e.addSuppressed(profileFailed);
+      if (profileFailed != e) { // an engine may throw one instance everywhere: no self-suppression
+        e.addSuppressed(profileFailed);
+      }
       try {
         window.abandon();
       } catch (RuntimeException | Error meterFailed) {
@@ -209,9 +212,15 @@ final class Metering {
    * never wrapped in a second account of the same cut.
    */
   static String why(Throwable e) {
-    String message = e.getMessage();
+    @Nullable InternalError fault = faultIn(e);
+    String message = EngineWords.messageOf(e);
+    if ((message == null || message.isBlank()) && fault != null) {
+      // An engine that gave no words of its own for a cause the JVM did describe: those are the
+      // reason, not "none".
+      message = EngineWords.messageOf(fault);
+    }
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
-    if (MappedReadFault.in(e) && onlyTheJvmsWords(e, why)) {
+    if (MappedReadFault.in(e) && onlyTheJvmsWords(e, fault, why)) {
       return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
           + why
           + "); it needs the whole file back, and a restart if it maps the file only once";
@@ -219,23 +228,32 @@ final class Metering {
     return why;
   }
 
-  /**
-   * Whether {@code e}'s words are the JVM's for the mapped-read fault among its causes: {@code e}
-   * is that fault, or its message repeats the fault's (an engine that passed it on as {@code "...:
-   * " + fault}), or the engine gave none of its own.
-   */
-  private static boolean onlyTheJvmsWords(Throwable e, String why) {
+  /** The mapped-read fault among {@code e}'s causes ({@code e} itself included), if one is. */
+  private static @Nullable InternalError faultIn(Throwable e) {
     Throwable at = e;
     for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError && MappedReadFault.in(at)) {
-        String jvms = at.getMessage();
-        return at == e
-            || e.getMessage() == null
-            || e.getMessage().isBlank()
-            || (jvms != null && !jvms.isBlank() && why.contains(jvms));
+      if (at instanceof InternalError internal && MappedReadFault.in(at)) {
+        return internal;
       }
     }
-    return true;
+    return null;
+  }
+
+  /**
+   * Whether {@code e}'s words are the JVM's for the mapped-read {@code fault} among its causes:
+   * {@code e} is that fault, or its message repeats the fault's (an engine that passed it on as
+   * {@code "...: " + fault}), or the engine gave none of its own.
+   */
+  private static boolean onlyTheJvmsWords(Throwable e, @Nullable InternalError fault, String why) {
+    if (fault == null) {
+      return true;
+    }
+    String jvms = EngineWords.messageOf(fault);
+    String own = EngineWords.messageOf(e);
+    return fault == e
+        || own == null
+        || own.isBlank()
+        || (jvms != null && !jvms.isBlank() && why.contains(jvms));
   }
 
   /**

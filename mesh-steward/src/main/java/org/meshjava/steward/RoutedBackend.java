@@ -13,18 +13,22 @@ import org.meshjava.router.RouteDecision;
  *
  * @param name the name it was registered and routed under
  * @param engine the engine that serves
+ * @param heldFaults run last in each region of the engine's code ({@link EngineAnswer}): it throws
+ *     any fault of a mapped read (its weights) that the engine's compiled code held back ({@code
+ *     Steward.Builder.heldFaults})
  */
-record RoutedBackend(String name, ServingEngine engine) {
+record RoutedBackend(String name, ServingEngine engine, Runnable heldFaults) {
 
   /** Validates the record. */
   RoutedBackend {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(heldFaults, "heldFaults");
   }
 
   /** The backend {@code route} chose. */
-  static RoutedBackend of(RouteDecision route) {
-    return new RoutedBackend(route.chosenCandidate().backend(), route.chosen());
+  static RoutedBackend of(RouteDecision route, Runnable heldFaults) {
+    return new RoutedBackend(route.chosenCandidate().backend(), route.chosen(), heldFaults);
   }
 
   /** How a refusal names it: {@code backend <name>}. */

@@ -50,6 +50,7 @@ final class Sealer {
   private final Journal journal;
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
+  private final Runnable heldFaults;
 
   /**
    * Why no receipt is sealed any more, once recording one failed unchecked: a {@code
@@ -69,7 +70,9 @@ final class Sealer {
       ReceiptLog log,
       Journal journal,
       LogKeeper logKeeper,
-      Optional<Snapshotter> snapshotter) {
+      Optional<Snapshotter> snapshotter,
+      Runnable heldFaults) {
+    this.heldFaults = Objects.requireNonNull(heldFaults, "heldFaults");
     this.openingKey = Objects.requireNonNull(openingKey, "openingKey");
     this.nonces = Objects.requireNonNull(nonces, "nonces");
     this.log = Objects.requireNonNull(log, "log");
@@ -133,7 +136,8 @@ final class Sealer {
     // The engine's code, as its work is: refused as the backend failing, with what was metered
     // debited, never a trace past the serve.
     String recipe =
-        EngineAnswer.of(RoutedBackend.of(route), "name its recipe", () -> engine.recipe().name());
+        EngineAnswer.of(
+            RoutedBackend.of(route, heldFaults), "name its recipe", () -> engine.recipe().name());
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)

@@ -169,6 +169,7 @@ public final class Steward implements AutoCloseable {
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
+  private final Runnable heldFaults;
   private final @Nullable StewardListener listener;
 
   private Steward(
@@ -190,6 +191,7 @@ public final class Steward implements AutoCloseable {
             meter,
             EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread, b.heldFaults),
             b.heldFaults);
+    this.heldFaults = b.heldFaults;
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -214,7 +216,8 @@ public final class Steward implements AutoCloseable {
             ReceiptLog.resume(b.key, head),
             this.journal,
             logKeeper,
-            snapshotter);
+            snapshotter,
+            b.heldFaults);
     this.grantsNeedDurableJournal =
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
@@ -603,7 +606,7 @@ public final class Steward implements AutoCloseable {
                 kind.refuse(backend)
                     .or(() -> model.refuse(backend))
                     .or(() -> grantRule.refuse(backend)));
-    RoutedBackend backend = RoutedBackend.of(route);
+    RoutedBackend backend = RoutedBackend.of(route, heldFaults);
     BackendSlots.Held slot = slots.take(backend);
     try {
       return serve(request, ask, presentation, route, backend, slot, observer);
@@ -745,7 +748,7 @@ public final class Steward implements AutoCloseable {
       JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          backend + " could not turn the prompt into its payload: " + e,
+          backend + " could not turn the prompt into its payload: " + EngineWords.describe(e),
           e);
     }
   }
@@ -1424,10 +1427,11 @@ public final class Steward implements AutoCloseable {
 
     /**
      * What ends each region that guards a read of a mapped file (an engine call, on the serving
-     * thread and on an engine deadline's own thread; the gate's decision; a snapshot's taking and
-     * read-back): {@link MappedReadFault#deliverPending}, which throws there a fault of such a read
-     * that compiled code held back. Tests stand in a throw of that fault for it, as a real one
-     * needs JIT-compiled code reading a file cut short under it.
+     * thread and on an engine deadline's own thread; each question asked of the engine outside its
+     * work; the gate's decision; a snapshot's taking and read-back; each read of the transparency
+     * log's tree or the witness's index): {@link MappedReadFault#deliverPending}, which throws
+     * there a fault of such a read that compiled code held back. Tests stand in a throw of that
+     * fault for it, as a real one needs JIT-compiled code reading a file cut short under it.
      */
     Builder heldFaults(Runnable v) {
       heldFaults = Objects.requireNonNull(v, "heldFaults");
@@ -1715,8 +1719,9 @@ public final class Steward implements AutoCloseable {
       }
       LogKeeper keeper =
           transparencyLog
-              ? rec.log().finish(start, j, checkpointEvery)
-              : new LogKeeper.Off(new SealedIndex(replayed.receipts(), start.nextSequence()));
+              ? rec.log().finish(start, j, checkpointEvery, heldFaults)
+              : new LogKeeper.Off(
+                  new SealedIndex(replayed.receipts(), start.nextSequence()), heldFaults);
       Optional<Snapshotter> snapshotter = Optional.empty();
       if (snapshots != null) {
         snapshotter =

@@ -34,7 +34,7 @@ class BackendSlotsTest {
 
   /** {@code engine} as a serve routed to it names it. */
   static RoutedBackend routed(ServingEngine engine) {
-    return new RoutedBackend(engine.name(), engine);
+    return new RoutedBackend(engine.name(), engine, () -> {});
   }
 
   /** Takes {@code n} slots on {@code engine}, all of which must be granted. */

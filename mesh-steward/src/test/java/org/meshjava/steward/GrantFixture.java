@@ -1,5 +1,8 @@
 package org.meshjava.steward;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -103,5 +106,18 @@ final class GrantFixture {
 
   Presentation present(GrantChain chain, ServeRequest request) throws Exception {
     return Jcp.present(caller, chain, request);
+  }
+
+  /**
+   * Serves {@code request} on {@code s} under {@code chain}, which must be refused {@code
+   * ENGINE_FAILED}: the refusal.
+   */
+  ServeException refusedEngineFailed(Steward s, GrantChain chain, ServeRequest request) {
+    Throwable t = catchThrowable(() -> s.serve(request, payload(request), present(chain, request)));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+    return (ServeException) t;
   }
 }

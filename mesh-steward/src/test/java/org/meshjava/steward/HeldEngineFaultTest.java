@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
 /**
@@ -132,13 +136,8 @@ class HeldEngineFaultTest {
             .build()) {
       ServeRequest req = GrantFixture.request("held back", 3, CEILING);
 
-      Throwable t =
-          catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      Throwable t = f.refusedEngineFailed(s, chain, req);
 
-      assertThat(t)
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
       assertThat(t.getMessage())
           .contains("was cut short on disk while it ran")
           .doesNotContain("did not return within");
@@ -190,5 +189,82 @@ class HeldEngineFaultTest {
         .contains("was cut short on disk while it ran (pass failed: " + fault + ")");
     assertThat(Metering.why(new RuntimeException(fault))).contains("was cut short on disk");
     assertThat(Metering.why(new EngineException("no such token"))).isEqualTo("no such token");
+  }
+
+  /**
+   * Regression: the questions asked of the engine outside its work did not end with {@code
+   * heldFaults}, so a fault held back by its {@code weights()} (read after the work) surfaced later
+   * and raw; here nothing took it, and the serve was sealed over the garbage it read.
+   */
+  @Test
+  void aFaultHeldBackByTheWeightsAskedAfterTheWork_isRefusedEngineFailed_namingTheQuestion()
+      throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    assertAQuestionsHeldFaultRefused(
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public Optional<WeightsBinding> weights() {
+            if (asked.incrementAndGet() == 2) {
+              held.set(true); // the check after the work read its cut digest file
+            }
+            return super.weights();
+          }
+        },
+        "could not name its weights");
+  }
+
+  /** The same for the recipe the sealer asks for, the last question of a serve. */
+  @Test
+  void aFaultHeldBackByTheRecipe_isRefusedEngineFailed_namingTheQuestion() throws Exception {
+    assertAQuestionsHeldFaultRefused(
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public Recipe recipe() {
+            held.set(true);
+            return super.recipe();
+          }
+        },
+        "could not name its recipe");
+  }
+
+  private void assertAQuestionsHeldFaultRefused(ServingEngine engine, String question)
+      throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .heldFaults(this::heldFault)
+            .build()) {
+      ServeRequest req = GrantFixture.request("held by a question", 3, CEILING);
+
+      Throwable t = f.refusedEngineFailed(s, chain, req);
+
+      assertThat(t.getMessage()).contains(question).contains("was cut short on disk while it ran");
+      assertThat(thrown).hasValue(1);
+      assertThat(held.get()).isFalse();
+      assertThat(s.unresolved()).isEmpty();
+      assertThat(s.head().nextSequence()).isZero();
+    }
+  }
+
+  /**
+   * Regression: an engine's exception with no message of its own, caused by the fault, was
+   * explained as "it gave no reason" although the JVM's words were on its cause.
+   */
+  @Test
+  void anEngineExceptionWithNoMessage_causedByTheFault_quotesTheJvmsWords() {
+    InternalError fault = compiledFault();
+
+    assertThat(Metering.why(new EngineException(null, fault)))
+        .isEqualTo(
+            "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+                + fault.getMessage()
+                + "); it needs the whole file back, and a restart if it maps the file only once");
+    assertThat(Metering.why(new IllegalStateException("", new RuntimeException(fault))))
+        .contains("(" + fault.getMessage() + ")")
+        .doesNotContain("gave no reason");
+    assertThat(Metering.why(new EngineException(null, new RuntimeException("other"))))
+        .isEqualTo("it gave no reason");
   }
 }

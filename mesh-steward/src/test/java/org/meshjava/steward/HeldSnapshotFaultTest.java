@@ -31,11 +31,27 @@ class HeldSnapshotFaultTest {
 
   private volatile int throwAt;
 
-  /** The stand-in for {@code deliverPending}: the fault surfaces at the {@code throwAt}-th end. */
+  /** Or: the first region to end inside this class's code throws (null: none). */
+  private volatile Class<?> throwInside;
+
+  /**
+   * The stand-in for {@code deliverPending}: the fault surfaces at the {@code throwAt}-th end, or
+   * at the first end in {@code throwInside}'s code.
+   */
   private void heldFault() {
+    Class<?> inside = throwInside;
+    if (inside != null && calledFrom(inside)) {
+      throwInside = null;
+      throw HeldEngineFaultTest.compiledFault();
+    }
     if (ends.incrementAndGet() == throwAt) {
       throw HeldEngineFaultTest.compiledFault();
     }
+  }
+
+  private static boolean calledFrom(Class<?> inside) {
+    return StackWalker.getInstance()
+        .walk(frames -> frames.anyMatch(f -> f.getClassName().equals(inside.getName())));
   }
 
   /** From now, the {@code nth} region to end throws the fault (the first: 1). */
@@ -55,7 +71,8 @@ class HeldSnapshotFaultTest {
     GrantChain chain = f.chain(BUDGET);
     try (Steward s = f.steward(journal).heldFaults(this::heldFault).build()) {
       ServeRequest req = GrantFixture.request("decided", 3, 10_000);
-      heldUntilEnd(1); // a granted serve's first guarded region is the gate's decision
+      // The gate's decision; the questions asked of the engine before it end regions of their own.
+      throwInside = Authoriser.class;
 
       Throwable t =
           catchThrowable(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));

@@ -1,0 +1,149 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.GrantChain;
+
+/**
+ * An engine's throwables are its code: one whose words cannot be built, or one instance thrown at
+ * every step, still ends the serve in a typed {@code ENGINE_FAILED} refusal, the grant settled,
+ * never in the throw of building the refusal.
+ */
+@Timeout(30)
+class EngineThrowsOddlyTest {
+  private static final long BUDGET = 1_000_000;
+  private static final long CEILING = 50_000;
+
+  private final GrantFixture f = new GrantFixture();
+
+  /** An exception whose message and {@code toString} throw. */
+  static final class Unsayable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("no words");
+    }
+
+    @Override
+    public String toString() {
+      throw new IllegalStateException("no words");
+    }
+  }
+
+  /** An engine that notes whether its work was asked for. */
+  private abstract static class FailsAfterServing extends StewardGrantTest.Delegating {
+    volatile boolean served;
+
+    FailsAfterServing() {
+      super(GrantFixture.ref());
+    }
+  }
+
+  /**
+   * Regression: the refusal's words were read from the exception, whose {@code getMessage} threw:
+   * that throw ended the serve instead of the typed refusal.
+   */
+  @Test
+  void anEngineThrowWhoseWordsThrow_isRefusedEngineFailed_givingNoReason() throws Exception {
+    Throwable t =
+        serveOn(
+            new StewardGrantTest.Delegating(GrantFixture.ref()) {
+              @Override
+              public EngineResult serve(ServeRequest r, TokenSequence p) {
+                throw new Unsayable();
+              }
+            });
+
+    assertThat(t.getMessage()).endsWith(" failed: it gave no reason");
+  }
+
+  /**
+   * Regression: a question's refusal (its weights after the work) was built with the exception's
+   * {@code toString}, which threw past the serve.
+   */
+  @Test
+  void aQuestionsThrowWhoseWordsThrow_isRefusedEngineFailed_namingItsClass() throws Exception {
+    FailsAfterServing engine =
+        new FailsAfterServing() {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            EngineResult result = super.serve(r, p);
+            served = true;
+            return result;
+          }
+
+          @Override
+          public Optional<WeightsBinding> weights() {
+            if (served) {
+              throw new Unsayable();
+            }
+            return super.weights();
+          }
+        };
+
+    Throwable t = serveOn(engine);
+
+    assertThat(t.getMessage()).endsWith("could not name its weights: " + Unsayable.class.getName());
+  }
+
+  /**
+   * Regression: an engine that throws one instance from its work and then from its cost profile had
+   * the instance suppressed on itself, an {@code IllegalArgumentException} ("Self-suppression not
+   * permitted") past the serve.
+   */
+  @Test
+  void oneInstanceThrownByTheWorkAndTheCostProfile_isRefusedEngineFailed() throws Exception {
+    IllegalStateException broken = new IllegalStateException("the engine is broken");
+    FailsAfterServing engine =
+        new FailsAfterServing() {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) {
+            served = true;
+            throw broken;
+          }
+
+          @Override
+          public CostProfile costProfile() {
+            if (served) {
+              throw broken;
+            }
+            return super.costProfile();
+          }
+        };
+
+    Throwable t = serveOn(engine);
+
+    assertThat(t.getMessage()).endsWith(" failed: the engine is broken");
+  }
+
+  /** Serves once on {@code engine}: the throw, asserted refused and settled while it is open. */
+  private Throwable serveOn(ServingEngine engine) throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .build()) {
+      ServeRequest req = GrantFixture.request("oddly", 3, CEILING);
+
+      Throwable t = f.refusedEngineFailed(s, chain, req);
+
+      assertThat(s.unresolved()).isEmpty();
+      // Settled once, at most at the ceiling (the whole of it where the cost profile failed too).
+      assertThat(s.spend().remainingUj(chain)).isBetween(BUDGET - CEILING, BUDGET - 1);
+      return t;
+    }
+  }
+}
