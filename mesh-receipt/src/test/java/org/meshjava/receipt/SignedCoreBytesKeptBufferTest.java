@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.DenialLabel;
-import org.meshjava.core.Energy;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.WeightsBinding;
 
 /**
  * {@link SignedCoreBytes} writes into a buffer its thread keeps from seal to seal (session 39,
@@ -24,29 +19,24 @@ import org.meshjava.core.WeightsBinding;
  * are cores written on several threads at once and on a virtual thread, which keeps no buffer.
  */
 class SignedCoreBytesKeptBufferTest {
+  /** {@link SignedCoreBytesTest#everyShape}: bare and full generation and decision receipts. */
+  private static final List<MeshReceipt> SHAPES = SignedCoreBytesTest.everyShape();
+
   private static MeshReceipt small() {
-    return TestReceipts.genesis(TestReceipts.generationDraft());
+    return SHAPES.get(0);
   }
 
   private static MeshReceipt full() {
-    return TestReceipts.genesis(
-        TestReceipts.generationDraft()
-            .grantId(Optional.of(TestReceipts.id("grant")))
-            .weights(Optional.of(new WeightsBinding(TestReceipts.id("w"), "bf16")))
-            .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
-            .fidelityMet(true)
-            .energy(Energy.measured(9_999, 12_345))
-            .grantBreach(Optional.of(DenialLabel.CAVEAT_UNSATISFIED))
-            .outputCommitment(Optional.of(TestReceipts.id("commitment"))));
+    return SHAPES.get(3);
+  }
+
+  private static MeshReceipt decision() {
+    return SHAPES.get(2);
   }
 
   private static MeshReceipt named(String name) {
     return TestReceipts.genesis(
         TestReceipts.generationDraft().backend(name).recipe(name).route("r " + name));
-  }
-
-  private static MeshReceipt decision() {
-    return TestReceipts.genesis(DecisionReceiptTest.decisionDraft().perOptionFigure(true));
   }
 
   private static void assertWrittenAsTheMap(MeshReceipt r) {
