@@ -9,6 +9,7 @@ Record with JFR's allocation sampler (each sample weighs the bytes it stands for
   jfr print --stack-depth 64 --json --events jdk.ObjectAllocationSample a.jfr > a.json
   mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ   # the run's "KB/req" figure
   mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ --sites 15   # and the top allocation sites
+  mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ --sites      # the same, the top 15
 
 A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or the allocating
 frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
@@ -18,6 +19,7 @@ whose pattern matches a frame of its stack, else to Jetty's own work; the shares
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 """
+import argparse
 import collections
 import json
 import re
@@ -60,15 +62,27 @@ def site(v):
     return m["type"]["name"].replace("/", ".").split(".")[-1] + "." + m["name"] + ":" + str(ours["lineNumber"])
 
 
+def arguments(argv):
+    """The recording, its KB per request, and how many sites to list (none without --sites)."""
+    parser = argparse.ArgumentParser(
+        prog="jfr-alloc-table.py", description="What a serve allocates, by part and by site.")
+    parser.add_argument("recording", help="jfr print --json of jdk.ObjectAllocationSample events")
+    parser.add_argument("kb_per_request", type=float, help='the run\'s "KB/req" figure')
+    # A bare --sites lists the top 15: it used to read the next word as the count, so at the end
+    # of the line it stopped with an IndexError.
+    parser.add_argument("--sites", type=int, nargs="?", const=15, default=None, metavar="N",
+                        help="also list the top N allocation sites (15 when N is left out)")
+    args = parser.parse_args(argv)
+    if args.sites is not None and args.sites < 1:
+        parser.error("--sites: N must be at least 1")
+    return args
+
+
 def main():
-    args = sys.argv[1:]
-    n_sites = None
-    if "--sites" in args:
-        i = args.index("--sites")
-        n_sites = int(args[i + 1])
-        del args[i : i + 2]
-    events = json.load(open(args[0]))["recording"]["events"]
-    kb = float(args[1])
+    args = arguments(sys.argv[1:])
+    n_sites = args.sites
+    events = json.load(open(args.recording))["recording"]["events"]
+    kb = args.kb_per_request
     sites = collections.Counter()
     site_class = collections.defaultdict(collections.Counter)
     parts = [(n, re.compile(p)) for n, p in PARTS]

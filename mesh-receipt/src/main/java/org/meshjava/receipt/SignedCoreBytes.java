@@ -20,7 +20,8 @@ import org.meshjava.receipt.internal.SignedCoreSink;
  * for under a kilobyte of output, and cost more CPU than writing it (session 37, mesh-bench).
  *
  * <p>Byte for byte {@code SignedCore.encode(r).encode()}: {@code SignedCoreBytesTest} holds the two
- * equal over every shape of receipt and over random ones. Stateless and thread-safe.
+ * equal over every shape of receipt and over random ones. Thread-safe: each platform thread writes
+ * into a buffer of its own, kept between calls (at most {@value #KEPT_MAX} bytes).
  */
 final class SignedCoreBytes {
   /** Room for a map head of up to 255 entries (a core has at most 33). */
@@ -38,19 +39,46 @@ final class SignedCoreBytes {
    *     UTF-8 (as {@code CborText} refuses it)
    */
   static byte[] of(MeshReceipt r) {
-    Write w = new Write();
-    SignedCore.write(r, w);
-    int head = CanonicalCbor.headLength(w.fields);
-    int start = HEAD_ROOM - head;
-    CanonicalCbor.putHead(w.out, start, MAJOR_MAP, w.fields);
-    return Arrays.copyOfRange(w.out, start, w.at);
+    Write w = Thread.currentThread().isVirtual() ? new Write() : KEPT.get();
+    if (w.busy) {
+      w = new Write(); // never expected (writing seals nothing), but a nested call gets its own
+    }
+    w.busy = true;
+    w.at = HEAD_ROOM;
+    w.fields = 0;
+    try {
+      SignedCore.write(r, w);
+      int head = CanonicalCbor.headLength(w.fields);
+      int start = HEAD_ROOM - head;
+      CanonicalCbor.putHead(w.out, start, MAJOR_MAP, w.fields);
+      // Every byte copied out was written by this call: the head from start, the fields after it.
+      return Arrays.copyOfRange(w.out, start, w.at);
+    } finally {
+      w.busy = false;
+      if (w.out.length > KEPT_MAX) {
+        w.out = new byte[FIRST_SIZE]; // a core with very long names is not kept alive by a thread
+      }
+    }
   }
+
+  /** The largest buffer a thread keeps between seals. */
+  private static final int KEPT_MAX = 16 << 10;
+
+  /**
+   * Each platform thread's writer, reused from seal to seal: a new 1 KiB buffer per seal was about
+   * 1.2 KB of a proxied serve's garbage (session 38's ranking, mesh-bench). A virtual thread lives
+   * for one task, so it writes into a buffer of its own.
+   */
+  private static final ThreadLocal<Write> KEPT = ThreadLocal.withInitial(Write::new);
 
   /** The entries written after room for the map's head, counted. */
   private static final class Write implements SignedCoreSink<RuntimeException> {
     byte[] out = new byte[FIRST_SIZE];
     int at = HEAD_ROOM;
     int fields;
+
+    /** Whether a call is writing with this writer now. */
+    boolean busy;
 
     @Override
     public void text(String key, String value) {

@@ -40,27 +40,33 @@ class SignedCoreBytesTest {
 
   @Test
   void writtenCore_isTheMapsCanonicalEncoding_forEveryShapeOfReceipt() {
-    List<MeshReceipt> receipts =
-        List.of(
-            TestReceipts.genesis(TestReceipts.generationDraft()),
-            TestReceipts.genesis(DecisionReceiptTest.decisionDraft()),
-            TestReceipts.genesis(
-                DecisionReceiptTest.decisionDraft()
-                    .perOptionFigure(true)
-                    .grantId(Optional.of(TestReceipts.id("grant")))
-                    .grantBreach(Optional.of(DenialLabel.BUDGET_EXHAUSTED))),
-            TestReceipts.genesis(
-                TestReceipts.generationDraft()
-                    .grantId(Optional.of(TestReceipts.id("grant")))
-                    .weights(Optional.of(new WeightsBinding(TestReceipts.id("w"), "bf16")))
-                    .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
-                    .fidelityMet(true)
-                    .energy(Energy.measured(9_999, 12_345))
-                    .grantBreach(Optional.of(DenialLabel.CAVEAT_UNSATISFIED))
-                    .outputCommitment(Optional.of(TestReceipts.id("commitment")))));
-    for (MeshReceipt r : receipts) {
+    for (MeshReceipt r : everyShape()) {
       assertSameBytes(r);
     }
+  }
+
+  /**
+   * A generation and a decision receipt, each bare and with every optional part (grant, weights,
+   * fidelity report, measured energy, breach, output commitment), in that order.
+   */
+  static List<MeshReceipt> everyShape() {
+    return List.of(
+        TestReceipts.genesis(TestReceipts.generationDraft()),
+        TestReceipts.genesis(DecisionReceiptTest.decisionDraft()),
+        TestReceipts.genesis(
+            DecisionReceiptTest.decisionDraft()
+                .perOptionFigure(true)
+                .grantId(Optional.of(TestReceipts.id("grant")))
+                .grantBreach(Optional.of(DenialLabel.BUDGET_EXHAUSTED))),
+        TestReceipts.genesis(
+            TestReceipts.generationDraft()
+                .grantId(Optional.of(TestReceipts.id("grant")))
+                .weights(Optional.of(new WeightsBinding(TestReceipts.id("w"), "bf16")))
+                .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
+                .fidelityMet(true)
+                .energy(Energy.measured(9_999, 12_345))
+                .grantBreach(Optional.of(DenialLabel.CAVEAT_UNSATISFIED))
+                .outputCommitment(Optional.of(TestReceipts.id("commitment")))));
   }
 
   @Test

@@ -37,7 +37,9 @@ public final class Blake3 {
       total += p.length;
     }
     if (total <= Blake3Compression.CHUNK_LEN) {
-      return oneChunk(Blake3Compression.iv(), 0, parts, (int) total);
+      int[] work = new int[WORK_WORDS];
+      System.arraycopy(IV, 0, work, 0, 8);
+      return oneChunk(work, 0, parts, (int) total);
     }
     Hasher h = newHasher();
     for (byte[] p : parts) {
@@ -49,46 +51,68 @@ public final class Blake3 {
   private static final VarHandle LE_INT =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
+  /** The IV's words, copied into a one-chunk hash's working words. */
+  private static final int[] IV = Blake3Compression.iv();
+
+  /** A one-chunk hash's working words: the chaining value (words 0-15 once compressed), a block. */
+  private static final int WORK_WORDS = 2 * Blake3Compression.BLOCK_WORDS;
+
+  /** Where a block's words lie in the working words. */
+  private static final int BLOCK_AT = Blake3Compression.BLOCK_WORDS;
+
   /**
    * Hash of input that fits in one chunk (content ids, envelopes, the reference engine's rounds, an
    * output commitment's opening): the chunk is the root, so each block is compressed straight from
    * the bytes and the last one with the root flag. The general path buffers through a streaming
-   * hasher and costs about 800 bytes of garbage per hash; this one allocates its words and, for a
-   * short last block, one padded block.
+   * hasher and costs about 800 bytes of garbage per hash; this one allocates its working words
+   * (chaining value and block in one array: the compression reads both before it writes its output
+   * over the chaining value) and, for several parts, one joined copy. A short last block is read
+   * word by word where it lies, not through a zero-padded copy.
    *
-   * @param cv the mode's key words (the IV for a plain hash, the key for a keyed one); overwritten
+   * @param work {@value #WORK_WORDS} words, the mode's key words (the IV for a plain hash, the key
+   *     for a keyed one) in the first 8; overwritten
    * @param mode the mode's flag, set on every block ({@code 0} for a plain hash)
    */
-  private static byte[] oneChunk(int[] cv, int mode, byte[][] parts, int total) {
+  private static byte[] oneChunk(int[] work, int mode, byte[][] parts, int total) {
     int blocks =
         Math.max(1, (total + Blake3Compression.BLOCK_LEN - 1) / Blake3Compression.BLOCK_LEN);
     // One part (an envelope, a request's encoding) is read where it lies, not copied whole into a
     // padded array first; several are joined into one, padded to whole blocks.
     byte[] bytes = parts.length == 1 ? parts[0] : joined(parts, blocks);
-    int[] block = new int[Blake3Compression.BLOCK_WORDS];
-    int[] out = new int[16];
     for (int b = 0; b < blocks; b++) {
-      byte[] src = bytes;
       int from = b * Blake3Compression.BLOCK_LEN;
-      if (from + Blake3Compression.BLOCK_LEN > bytes.length) {
-        // The last block of one part, short of 64 bytes: read through a zero-padded copy.
-        src = new byte[Blake3Compression.BLOCK_LEN];
-        System.arraycopy(bytes, from, src, 0, bytes.length - from);
-        from = 0;
-      }
-      for (int w = 0; w < Blake3Compression.BLOCK_WORDS; w++) {
-        block[w] = (int) LE_INT.get(src, from + w * 4);
-      }
+      readBlock(bytes, from, Math.min(Blake3Compression.BLOCK_LEN, bytes.length - from), work);
       boolean last = b == blocks - 1;
       int flags =
           mode
               | (b == 0 ? Blake3Compression.CHUNK_START : 0)
               | (last ? Blake3Compression.CHUNK_END | Blake3Compression.ROOT : 0);
       int len = last ? total - b * Blake3Compression.BLOCK_LEN : Blake3Compression.BLOCK_LEN;
-      Blake3Compression.compress(cv, 0, block, 0, 0, len, flags, out, 0);
-      System.arraycopy(out, 0, cv, 0, 8);
+      Blake3Compression.compress(work, 0, work, BLOCK_AT, 0, len, flags, work, 0);
     }
-    return digestOf(cv);
+    return digestOf(work);
+  }
+
+  /**
+   * Reads the {@code n} bytes at {@code from} (at most a block) as little-endian words into {@code
+   * work}'s block, zero-padded to the block's end.
+   */
+  private static void readBlock(byte[] bytes, int from, int n, int[] work) {
+    int whole = n >>> 2;
+    for (int w = 0; w < whole; w++) {
+      work[BLOCK_AT + w] = (int) LE_INT.get(bytes, from + w * 4);
+    }
+    if (whole == Blake3Compression.BLOCK_WORDS) {
+      return;
+    }
+    int word = 0;
+    for (int i = 0, at = from + whole * 4; i < (n & 3); i++) {
+      word |= (bytes[at + i] & 0xff) << (8 * i);
+    }
+    work[BLOCK_AT + whole] = word;
+    for (int w = whole + 1; w < Blake3Compression.BLOCK_WORDS; w++) {
+      work[BLOCK_AT + w] = 0;
+    }
   }
 
   /** {@code parts} one after another, zero-padded to {@code blocks} whole blocks. */
@@ -181,11 +205,11 @@ public final class Blake3 {
   public static byte[] keyedHash(byte[] key, byte[] message) {
     if (key.length == OUT_LEN && message.length <= Blake3Compression.CHUNK_LEN) {
       // One chunk (a serve's opening keys 32 bytes): no streaming hasher and its buffers.
-      int[] cv = new int[8];
+      int[] work = new int[WORK_WORDS];
       for (int w = 0; w < 8; w++) {
-        cv[w] = (int) LE_INT.get(key, w * 4);
+        work[w] = (int) LE_INT.get(key, w * 4);
       }
-      return oneChunk(cv, Blake3Compression.KEYED_HASH, new byte[][] {message}, message.length);
+      return oneChunk(work, Blake3Compression.KEYED_HASH, new byte[][] {message}, message.length);
     }
     return newKeyedHasher(key).update(message).finish();
   }

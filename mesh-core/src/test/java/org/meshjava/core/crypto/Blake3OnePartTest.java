@@ -13,11 +13,11 @@ import org.bouncycastle.crypto.params.Blake3Parameters;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Blake3#hash(byte[]...)} of one part up to a chunk reads the part where it lies and only
- * its short last block through a padded copy: against BouncyCastle at every length to two chunks
- * (whole blocks, short last blocks, the empty input, and past the one-chunk path), and the part
- * left as it was. {@link Blake3#keyedHash} of up to a chunk takes the same path under the key's
- * words: held to BouncyCastle's keyed mode the same way, and the key left as it was.
+ * {@link Blake3#hash(byte[]...)} of one part up to a chunk reads the part where it lies, its short
+ * last block word by word with the rest of the block zero: against BouncyCastle at every length to
+ * two chunks (whole blocks, short last blocks, the empty input, and past the one-chunk path), and
+ * the part left as it was. {@link Blake3#keyedHash} of up to a chunk takes the same path under the
+ * key's words: held to BouncyCastle's keyed mode the same way, and the key left as it was.
  */
 class Blake3OnePartTest {
   @Test
@@ -32,6 +32,31 @@ class Blake3OnePartTest {
       d.doFinal(theirs, 0);
       assertThat(ours).as("length %d", len).isEqualTo(theirs);
       assertThat(part).as("the part, length %d", len).isEqualTo(Arrays.copyOf(in, len));
+    }
+  }
+
+  /**
+   * Several parts up to a chunk are joined into one padded copy and take the same path: held to
+   * BouncyCastle's hash of the parts one after another, split at every point (and into three) at
+   * lengths around the block and chunk edges.
+   */
+  @Test
+  void hashOfSeveralParts_matchesBouncyCastle_splitAtEveryPoint() {
+    byte[] in = Blake3VectorsTest.input(1025);
+    for (int len : new int[] {0, 1, 31, 63, 64, 65, 127, 128, 700, 1023, 1024, 1025}) {
+      Blake3Digest d = new Blake3Digest(256);
+      d.update(in, 0, len);
+      byte[] theirs = new byte[32];
+      d.doFinal(theirs, 0);
+      for (int cut = 0; cut <= len; cut++) {
+        byte[] a = Arrays.copyOfRange(in, 0, cut);
+        byte[] b = Arrays.copyOfRange(in, cut, len);
+        assertThat(Blake3.hash(a, b)).as("length %d cut at %d", len, cut).isEqualTo(theirs);
+        int mid = cut / 2;
+        assertThat(Blake3.hash(Arrays.copyOf(a, mid), Arrays.copyOfRange(a, mid, cut), b))
+            .as("length %d cut at %d and %d", len, mid, cut)
+            .isEqualTo(theirs);
+      }
     }
   }
 

@@ -1,0 +1,83 @@
+package org.meshjava.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code jfr-alloc-table.py}'s arguments. Regression: a bare {@code --sites} at the end of the line
+ * read the next word as the count and stopped with an {@code IndexError}; it now lists the top 15
+ * sites, and a count that is not a positive number is a usage line and exit 2. Runs the script on a
+ * two-sample recording; skipped where no {@code python3} is on the path.
+ */
+class JfrAllocTableArgumentsTest {
+  @TempDir Path tmp;
+
+  private record Ran(int code, String out, String err) {}
+
+  /** Two samples: 3 000 bytes under a frame of ours, 1 000 under Jetty's alone. */
+  private static final String RECORDING =
+      """
+      {"recording":{"events":[
+       {"values":{"eventThread":{"javaName":"qtp-1"},"weight":3000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[{"method":{"type":{"name":"org/meshjava/openai/Endpoints"},
+         "name":"parse"},"lineNumber":255}]}}},
+       {"values":{"eventThread":{"javaName":"qtp-2"},"weight":1000,"objectClass":{"name":"int[]"},
+        "stackTrace":{"frames":[{"method":{"type":{"name":"org/eclipse/jetty/io/Buffers"},
+         "name":"take"},"lineNumber":7}]}}}]}}
+      """;
+
+  private Ran table(String... args) throws IOException, InterruptedException {
+    Path recording = Files.writeString(tmp.resolve("a.json"), RECORDING);
+    List<String> command = new ArrayList<>(List.of("python3", "jfr-alloc-table.py"));
+    command.add(recording.toString());
+    command.add("4.0");
+    command.addAll(List.of(args));
+    Path out = tmp.resolve("out.txt");
+    Path err = tmp.resolve("err.txt");
+    Process p;
+    try {
+      p =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+    } catch (IOException noPython) {
+      assumeTrue(false, "no python3 on the path: " + noPython.getMessage());
+      throw noPython;
+    }
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the script ended").isTrue();
+    return new Ran(
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aBareSites_atTheEndOfTheLine_listsTheTopSites() throws Exception {
+    Ran ran = table("--sites");
+    assertThat(ran.err()).doesNotContain("Traceback");
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| request JSON parse + ServeRequest | 75.0% | 3.00 |")
+        .contains("| `Endpoints.parse:255` | `byte[]` | 75.0% | 3072 |")
+        .contains("| `Buffers.take:7` | `int[]` | 25.0% | 1024 |");
+  }
+
+  @Test
+  void aCountThatIsNotAPositiveNumber_isAUsageLine_exit2() throws Exception {
+    // One case: each runs a Python process, which takes seconds on a loaded machine.
+    Ran ran = table("--sites", "0");
+    assertThat(ran.code()).isEqualTo(2);
+    assertThat(ran.err()).contains("usage:").doesNotContain("Traceback");
+  }
+}
