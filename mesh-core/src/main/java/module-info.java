@@ -19,9 +19,9 @@
  * reader ({@code RequestCbor}): the API gives a request's canonical form only as bytes ({@link
  * org.meshjava.core.CanonicalForm#encode()}), and the journal, which embeds requests in its
  * records, and the command line, which reads one from JSON, work in the CBOR value model. It also
- * holds the rules several modules must apply alike: {@code JvmFailure} (router, energy, steward)
- * and {@code MappedReadFault} (journal, steward, cli, and the Jlama engine, which maps its weights
- * and sits below the journal).
+ * holds the rules several modules must apply alike: {@code JvmFailure} (router, energy, steward),
+ * {@code MappedReadFault} (journal, steward, cli, and the Jlama engine, which maps its weights and
+ * sits below the journal) and {@code WellFormedText}, the unpaired-surrogate rule (router, openai).
  *
  * <p>Internal packages are for what an engine author never calls. A qualified export reaches only
  * named modules: an engine module that requires only this one runs its tests with the steward on

@@ -11,6 +11,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * A candidate, measured and not landed (mesh-bench/README.md, session 34): a chat completions body
@@ -412,7 +413,7 @@ record CommonChatBody(
      * surrogate.
      */
     private boolean write(String role, String content) {
-      if (Prompt.loneSurrogate(content) >= 0) {
+      if (WellFormedText.unpairedSurrogate(content) >= 0) {
         return false;
       }
       byte[] utf8 = content.getBytes(java.nio.charset.StandardCharsets.UTF_8);

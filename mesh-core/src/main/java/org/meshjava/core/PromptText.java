@@ -1,12 +1,9 @@
 package org.meshjava.core;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.meshjava.core.bytes.ByteValue;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * The prompt as bytes, before any engine has tokenized it (§3.1): what {@code prompt_hash}
@@ -35,19 +32,11 @@ public final class PromptText extends ByteValue {
    */
   public static PromptText of(String text) {
     Objects.requireNonNull(text, "text");
-    try {
-      ByteBuffer b =
-          StandardCharsets.UTF_8
-              .newEncoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .encode(CharBuffer.wrap(text));
-      byte[] out = new byte[b.remaining()];
-      b.get(out);
-      return new PromptText(out);
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("the prompt text holds an unpaired surrogate", e);
+    if (WellFormedText.unpairedSurrogate(text) >= 0) {
+      throw new IllegalArgumentException("the prompt text holds an unpaired surrogate");
     }
+    // Exact: an unpaired surrogate is the one thing getBytes would replace.
+    return new PromptText(text.getBytes(StandardCharsets.UTF_8));
   }
 
   /** The request's {@code prompt_hash}: the content id of the bytes. */

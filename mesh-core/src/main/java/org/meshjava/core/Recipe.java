@@ -2,6 +2,7 @@ package org.meshjava.core;
 
 import java.util.List;
 import java.util.Objects;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * A composed model (§4): a base plus optional merges or adapters, applied in order. The receipt
@@ -43,9 +44,8 @@ public record Recipe(String base, List<String> adapters) {
           "recipe " + what + " must be non-empty, without '+' or control characters: '" + s + "'");
     }
     // The name rides in the receipt, whose encoder refuses a text with no UTF-8: found there, it
-    // failed the serve after the work was done and debited, so it is refused here. codePoints()
-    // joins each pair, so a surrogate it yields is unpaired.
-    if (s.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
+    // failed the serve after the work was done and debited, so it is refused here.
+    if (WellFormedText.unpairedSurrogate(s) >= 0) {
       throw new IllegalArgumentException(
           "recipe " + what + " holds an unpaired surrogate, which has no UTF-8");
     }

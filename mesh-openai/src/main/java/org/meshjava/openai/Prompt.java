@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * The prompt a body asks about, as the binding content-addresses it (§3.1, §2.3): the messages in
@@ -51,7 +52,7 @@ public record Prompt(List<Message> messages) {
         throw new IllegalArgumentException(
             "a role is 1-32 letters, digits, '_' or '-': '" + role + "'");
       }
-      int bad = loneSurrogate(content);
+      int bad = WellFormedText.unpairedSurrogate(content);
       if (bad >= 0) {
         throw new IllegalArgumentException(
             "message content is not well-formed Unicode: a lone surrogate at char " + bad);
@@ -81,27 +82,6 @@ public record Prompt(List<Message> messages) {
       }
     }
     return true;
-  }
-
-  /**
-   * The index of the first UTF-16 code unit in {@code s} that is a surrogate without its partner (a
-   * high one not followed by a low one, or a low one not preceded by a high one), or -1 when {@code
-   * s} is well-formed and so has exactly one UTF-8 encoding.
-   */
-  static int loneSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-          i++;
-        } else {
-          return i;
-        }
-      } else if (Character.isLowSurrogate(c)) {
-        return i;
-      }
-    }
-    return -1;
   }
 
   /** Validates and copies. */
@@ -344,7 +324,7 @@ public record Prompt(List<Message> messages) {
    * any other text of a body that enters a request id ({@code model}).
    */
   static String wellFormed(String text, String param) throws BindingException {
-    int bad = loneSurrogate(text);
+    int bad = WellFormedText.unpairedSurrogate(text);
     if (bad >= 0) {
       throw new BindingException(
           BindingException.Reason.INVALID_UNICODE,

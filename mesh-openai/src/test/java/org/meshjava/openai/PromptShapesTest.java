@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * The prompt shapes a body may carry and the canonical prompt text read back (§3.1, SPEC.md section
@@ -77,7 +78,7 @@ class PromptShapesTest {
         .hasMessage("input is not well-formed Unicode: a lone surrogate (\\ud800) at char 2");
     assertThatThrownBy(() -> Prompt.wellFormed("a\uD83D\uDE00\uDC00", "input"))
         .hasMessage("input is not well-formed Unicode: a lone surrogate (\\udc00) at char 3");
-    assertThat(Prompt.loneSurrogate("a\uD83D\uDE00")).isEqualTo(-1);
+    assertThat(WellFormedText.unpairedSurrogate("a\uD83D\uDE00")).isEqualTo(-1);
   }
 
   /** An upstream engine reads its payload back; what is not prompt text is refused as such. */

@@ -14,6 +14,7 @@ import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
@@ -97,9 +98,9 @@ public final class Router {
    * name here keeps, a recipe's and a model's), and also what a log or JSON reader takes for the
    * end of a line or a hidden reordering although Java calls it no control: U+2028 and U+2029
    * (which JavaScript reads as line ends), and format characters such as the bidirectional
-   * overrides and U+FEFF, which make a name print as another. And a surrogate: {@link
-   * String#codePoints} joins each pair into one code point, so one seen here is unpaired, has no
-   * UTF-8, and would be refused by the receipt's encoder only after the work was done and debited.
+   * overrides and U+FEFF, which make a name print as another. And an unpaired surrogate ({@link
+   * WellFormedText}), which has no UTF-8 and would be refused by the receipt's encoder only after
+   * the work was done and debited.
    */
   private static boolean refusedInAName(int c) {
     int type = Character.getType(c);
@@ -107,7 +108,7 @@ public final class Router {
         || type == Character.LINE_SEPARATOR
         || type == Character.PARAGRAPH_SEPARATOR
         || type == Character.FORMAT
-        || type == Character.SURROGATE;
+        || WellFormedText.isUnpairedSurrogate(c);
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.meshjava.core.cbor;
 
 import java.util.Objects;
+import org.meshjava.core.internal.WellFormedText;
 
 /**
  * A CBOR text string (major type 3).
@@ -13,16 +14,9 @@ public record CborText(String value) implements CborValue {
   /** Validates the text. */
   public CborText {
     Objects.requireNonNull(value, "value");
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 >= value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
-          throw new IllegalArgumentException("text has an unpaired surrogate at index " + i);
-        }
-        i++;
-      } else if (Character.isLowSurrogate(c)) {
-        throw new IllegalArgumentException("text has an unpaired surrogate at index " + i);
-      }
+    int bad = WellFormedText.unpairedSurrogate(value);
+    if (bad >= 0) {
+      throw new IllegalArgumentException("text has an unpaired surrogate at index " + bad);
     }
   }
 
