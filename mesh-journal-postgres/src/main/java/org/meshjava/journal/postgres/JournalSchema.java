@@ -735,6 +735,24 @@ final class JournalSchema {
         });
   }
 
+  /**
+   * The epoch journal {@code journal}'s owner row holds where it is none a steward can raise: NULL
+   * (as text) or not above 0, possible only once a DBA dropped the column's NOT NULL or CHECK.
+   * Raised, NULL stays NULL (read as 0, the epoch of no journal) and 0 or less gives an epoch a
+   * steward never had; empty where the row holds a positive epoch, or there is no row.
+   */
+  static Optional<String> unraisableEpoch(Connection c, JournalTables t, String journal)
+      throws SQLException {
+    return query(
+        c,
+        "SELECT coalesce(epoch::pg_catalog.text, 'NULL') FROM "
+            + t.owner()
+            + " WHERE journal OPERATOR(pg_catalog.=) ?"
+            + " AND (epoch IS NULL OR epoch OPERATOR(pg_catalog.<=) 0)",
+        journal,
+        rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.<String>empty());
+  }
+
   /** The session holding a journal's lock: its backend's pid, and the session in words. */
   record LockHolding(long pid, String session) {}
 
@@ -1291,6 +1309,17 @@ final class JournalSchema {
         long seq = rs.getLong(1);
         checkNext(seq, end);
         long length = rs.getLong(2);
+        if (rs.wasNull()) {
+          // A DBA who dropped the column's NOT NULL and emptied the row: without this the line
+          // came to the record decoder as null, and opening ended in a NullPointerException.
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              seq,
+              "is a row of mesh_journal_record whose line is NULL: the journal never stores one"
+                  + " (the column is NOT NULL as the journal creates it), so the row, or the"
+                  + " column's constraint, was changed by other than the journal",
+              null);
+        }
         if (length > bounds.maxLine()) {
           throw new JournalException(
               JournalException.Reason.CORRUPT,

@@ -399,6 +399,22 @@ public final class PostgresJournal implements Journal {
   private static void checkEpochCanRise(
       Connection c, JournalTables t, String name, PostgresLocation location)
       throws SQLException, JournalException {
+    Optional<String> unraisable = JournalSchema.unraisableEpoch(c, t, name);
+    if (unraisable.isPresent()) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          "cannot open journal "
+              + name
+              + " at "
+              + location
+              + ": its owner row in mesh_journal_owner holds epoch "
+              + unraisable.get()
+              + ", which no steward writes (epochs start at 1; the column is NOT NULL and above 0"
+              + " as the journal creates it), so the row or the column's constraints were changed."
+              + " Stop every steward of this journal, put back the constraints, then delete its"
+              + " row (the next open starts again at epoch 1, with every record)",
+          null);
+    }
     long current = JournalSchema.epoch(c, t, name);
     if (current == Long.MAX_VALUE) {
       throw new JournalException(
