@@ -297,23 +297,26 @@ final class JournalSchema {
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
-    String lockBefore = null;
-    String statementBefore = null;
-    if (socketMillis > 0) {
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT pg_catalog.current_setting('lock_timeout'),"
-                  + " pg_catalog.current_setting('statement_timeout')")) {
-        rs.next();
-        lockBefore = rs.getString(1);
-        statementBefore = rs.getString(2);
-      }
-      // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to
-      // half the lease, which the socket timeout's whole seconds may exceed) runs out first, and
-      // the
-      // server then reports it, in words that name neither the lock nor its holder.
-      setLocal(c, Long.toString(Math.max(1, socketMillis / 2)), "0");
+    String lockBefore;
+    String statementBefore;
+    try (ResultSet rs =
+        s.executeQuery(
+            "SELECT pg_catalog.current_setting('lock_timeout'),"
+                + " pg_catalog.current_setting('statement_timeout')")) {
+      rs.next();
+      lockBefore = rs.getString(1);
+      statementBefore = rs.getString(2);
     }
+    // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to half
+    // the lease, which the socket timeout's whole seconds may exceed, or which a lock_timeout_ms
+    // above half the lease exceeds under socketTimeout=0) runs out first, and the server then
+    // reports it, in words that name neither the lock nor its holder. Where no lock_timeout runs
+    // either (0), the statement's is kept, the only limit left.
+    boolean lockLimited = socketMillis > 0 || !"0".equals(lockBefore);
+    setLocal(
+        c,
+        socketMillis > 0 ? Long.toString(Math.max(1, socketMillis / 2)) : lockBefore,
+        lockLimited ? "0" : statementBefore);
     try {
       s.execute(
           "SELECT pg_catalog.pg_advisory_xact_lock("
@@ -360,9 +363,7 @@ final class JournalSchema {
           LOCK_NOT_AVAILABLE,
           e);
     }
-    if (lockBefore != null && statementBefore != null) {
-      setLocal(c, lockBefore, statementBefore);
-    }
+    setLocal(c, lockBefore, statementBefore);
   }
 
   /** Sets {@code lock_timeout} and {@code statement_timeout} for the rest of the transaction. */
