@@ -27,49 +27,37 @@ class PostgresNulledColumnTest {
 
   @Test
   void aNulledLine_refusesTheOpening_asCorrupt_namingItsSeq() throws Exception {
-    String database = server.newDatabase();
-    PostgresLocation where = PostgresLocation.parse(server.url(database));
-    String name = PostgresJournalTest.newName();
-    try (PostgresJournal j = PostgresJournal.open(where, name)) {
-      j.append(PostgresJournalTest.authorised(0));
-      j.append(PostgresJournalTest.authorised(1));
-    }
-    sql(
-        database,
-        "ALTER TABLE mesh_journal_record ALTER COLUMN line DROP NOT NULL",
-        "UPDATE mesh_journal_record SET line = NULL WHERE seq = 1");
+    Written w =
+        Written.records(
+            2,
+            "ALTER TABLE mesh_journal_record ALTER COLUMN line DROP NOT NULL",
+            "UPDATE mesh_journal_record SET line = NULL WHERE seq = 1");
 
-    JournalException e =
-        catchThrowableOfType(JournalException.class, () -> PostgresJournal.open(where, name));
+    JournalException e = w.refusedOpening();
     assertThat(e).isNotNull();
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.CORRUPT);
     assertThat(e.seq()).hasValue(1);
     assertThat(e.getMessage()).contains("whose line is NULL");
     // The lock-free read says the same.
     JournalException read =
-        catchThrowableOfType(JournalException.class, () -> PostgresJournal.readLines(where, name));
+        catchThrowableOfType(
+            JournalException.class, () -> PostgresJournal.readLines(w.where(), w.name()));
     assertThat(read).isNotNull();
     assertThat(read.seq()).hasValue(1);
   }
 
   @Test
   void aNulledEpoch_refusesTheOpening_asCorrupt_notAnEpochOfZero() throws Exception {
-    String database = server.newDatabase();
-    PostgresLocation where = PostgresLocation.parse(server.url(database));
-    String name = PostgresJournalTest.newName();
-    try (PostgresJournal j = PostgresJournal.open(where, name)) {
-      j.append(PostgresJournalTest.authorised(0));
-    }
-    sql(
-        database,
-        "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",
-        "UPDATE mesh_journal_owner SET epoch = NULL");
+    Written w =
+        Written.records(
+            1,
+            "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",
+            "UPDATE mesh_journal_owner SET epoch = NULL");
 
-    JournalException e =
-        catchThrowableOfType(JournalException.class, () -> PostgresJournal.open(where, name));
+    JournalException e = w.refusedOpening();
     assertThat(e).isNotNull();
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.CORRUPT);
-    assertThat(e.getMessage()).contains("holds epoch NULL").contains(name);
+    assertThat(e.getMessage()).contains("holds epoch NULL").contains(w.name());
   }
 
   @Test
@@ -87,6 +75,29 @@ class PostgresNulledColumnTest {
     assertThat(e).isNotNull();
     assertThat(e.reason()).isEqualTo(SnapshotException.Reason.MALFORMED);
     assertThat(e.getMessage()).contains("(count 5) is NULL");
+  }
+
+  /** A journal in a database of its own, written and closed, then changed by a DBA. */
+  private record Written(PostgresLocation where, String name) {
+    /** Writes {@code count} records, closes the journal, then runs the DBA's {@code changes}. */
+    static Written records(int count, String... changes) throws Exception {
+      String database = server.newDatabase();
+      Written w =
+          new Written(PostgresLocation.parse(server.url(database)), PostgresJournalTest.newName());
+      try (PostgresJournal j = PostgresJournal.open(w.where(), w.name())) {
+        for (int i = 0; i < count; i++) {
+          j.append(PostgresJournalTest.authorised(i));
+        }
+      }
+      sql(database, changes);
+      return w;
+    }
+
+    /** What the next opening is refused with; null where it opens. */
+    JournalException refusedOpening() {
+      return catchThrowableOfType(
+          JournalException.class, () -> PostgresJournal.open(where, name).close());
+    }
   }
 
   private static void sql(String database, String... statements) throws Exception {
