@@ -7,10 +7,13 @@ import static org.meshjava.cli.PostgresServes.payload;
 import static org.meshjava.cli.PostgresServes.request;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.ServeRequest;
@@ -70,6 +73,57 @@ class PostgresUnansweredCommitTest {
     }
   }
 
+  /**
+   * Waits until a commit made now waits for the standby ({@code waiting}), or is answered at once.
+   * A new session seeing the setting is not enough: whether commits wait is a flag in shared memory
+   * that the server's checkpointer sets only once it has reloaded too, later under load, and a
+   * commit made before then was answered at once (the serve below then succeeded: "Expecting code
+   * to raise a throwable"). So a probe row is inserted and watched: seen waiting in {@code
+   * SyncRep}, its wait is cancelled (the commit stands, the session goes on); a probe that
+   * contradicts {@code waiting} is tried again.
+   */
+  private static void awaitCommitsWaiting(PostgresTestServer server, boolean waiting)
+      throws Exception {
+    while (true) {
+      try (Connection probe = server.connect("postgres");
+          Connection watch = server.connect("postgres");
+          Statement ps = probe.createStatement();
+          PreparedStatement seen =
+              watch.prepareStatement(
+                  "SELECT pg_cancel_backend(pid) FROM pg_stat_activity"
+                      + " WHERE wait_event = 'SyncRep' AND pid = ?")) {
+        seen.setLong(1, backendPid(ps));
+        CompletableFuture<Boolean> commit =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return ps.execute("INSERT INTO sync_probe VALUES (1)");
+                  } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+        boolean waited = false;
+        while (!commit.isDone() && !waited) {
+          try (ResultSet rs = seen.executeQuery()) {
+            waited = rs.next();
+          }
+          Thread.sleep(10);
+        }
+        commit.get(); // answered: at once, or once its wait was cancelled
+        if (waited == waiting) {
+          return;
+        }
+      }
+    }
+  }
+
+  private static long backendPid(Statement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
   @Test
   @Timeout(300)
   void anUnansweredCommit_refusesTheServe_andARestartHoldsItUnresolved_itsPresentationSpent()
@@ -83,12 +137,14 @@ class PostgresUnansweredCommitTest {
       GrantChain chain = grant(caller, stewardKey, now, 3600);
       ServeRequest lost = request("lost");
       Presentation presented = Jcp.present(caller, chain, lost);
+      sql(server, "CREATE TABLE sync_probe (n int)");
       try (Steward s = steward(at, true)) {
         sql(
             server,
             "ALTER SYSTEM SET synchronous_standby_names = 'nobody'",
             "SELECT pg_reload_conf()");
         awaitSetting(server, "nobody");
+        awaitCommitsWaiting(server, true);
 
         assertThatThrownBy(() -> s.serve(lost, payload(lost), presented))
             .isInstanceOfSatisfying(
@@ -107,6 +163,7 @@ class PostgresUnansweredCommitTest {
           "ALTER SYSTEM RESET synchronous_standby_names",
           "SELECT pg_reload_conf()");
       awaitSetting(server, "");
+      awaitCommitsWaiting(server, false);
 
       // Still no receipt recorded: the chain is started at 0 again, as the first start did.
       try (Steward s = steward(at, true)) {

@@ -297,23 +297,26 @@ final class JournalSchema {
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
-    String lockBefore = null;
-    String statementBefore = null;
-    if (socketMillis > 0) {
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT pg_catalog.current_setting('lock_timeout'),"
-                  + " pg_catalog.current_setting('statement_timeout')")) {
-        rs.next();
-        lockBefore = rs.getString(1);
-        statementBefore = rs.getString(2);
-      }
-      // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to
-      // half the lease, which the socket timeout's whole seconds may exceed) runs out first, and
-      // the
-      // server then reports it, in words that name neither the lock nor its holder.
-      setLocal(c, Long.toString(Math.max(1, socketMillis / 2)), "0");
+    String lockBefore;
+    String statementBefore;
+    try (ResultSet rs =
+        s.executeQuery(
+            "SELECT pg_catalog.current_setting('lock_timeout'),"
+                + " pg_catalog.current_setting('statement_timeout')")) {
+      rs.next();
+      lockBefore = rs.getString(1);
+      statementBefore = rs.getString(2);
     }
+    // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to half
+    // the lease, which the socket timeout's whole seconds may exceed, or which a lock_timeout_ms
+    // above half the lease exceeds under socketTimeout=0) runs out first, and the server then
+    // reports it, in words that name neither the lock nor its holder. Where no lock_timeout runs
+    // either (0), the statement's is kept, the only limit left.
+    boolean lockLimited = socketMillis > 0 || !"0".equals(lockBefore);
+    setLocal(
+        c,
+        socketMillis > 0 ? Long.toString(Math.max(1, socketMillis / 2)) : lockBefore,
+        lockLimited ? "0" : statementBefore);
     try {
       s.execute(
           "SELECT pg_catalog.pg_advisory_xact_lock("
@@ -360,9 +363,7 @@ final class JournalSchema {
           LOCK_NOT_AVAILABLE,
           e);
     }
-    if (lockBefore != null && statementBefore != null) {
-      setLocal(c, lockBefore, statementBefore);
-    }
+    setLocal(c, lockBefore, statementBefore);
   }
 
   /** Sets {@code lock_timeout} and {@code statement_timeout} for the rest of the transaction. */
@@ -733,6 +734,24 @@ final class JournalSchema {
           rs.next();
           return new EpochAt(rs.getLong(1), rs.getLong(2));
         });
+  }
+
+  /**
+   * The epoch journal {@code journal}'s owner row holds where it is none a steward can raise: NULL
+   * (as text) or not above 0, possible only once a DBA dropped the column's NOT NULL or CHECK.
+   * Raised, NULL stays NULL (read as 0, the epoch of no journal) and 0 or less gives an epoch a
+   * steward never had; empty where the row holds a positive epoch, or there is no row.
+   */
+  static Optional<String> unraisableEpoch(Connection c, JournalTables t, String journal)
+      throws SQLException {
+    return query(
+        c,
+        "SELECT coalesce(epoch::pg_catalog.text, 'NULL') FROM "
+            + t.owner()
+            + " WHERE journal OPERATOR(pg_catalog.=) ?"
+            + " AND (epoch IS NULL OR epoch OPERATOR(pg_catalog.<=) 0)",
+        journal,
+        rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.<String>empty());
   }
 
   /** The session holding a journal's lock: its backend's pid, and the session in words. */
@@ -1291,6 +1310,17 @@ final class JournalSchema {
         long seq = rs.getLong(1);
         checkNext(seq, end);
         long length = rs.getLong(2);
+        if (rs.wasNull()) {
+          // A DBA who dropped the column's NOT NULL and emptied the row: without this the line
+          // came to the record decoder as null, and opening ended in a NullPointerException.
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              seq,
+              "is a row of mesh_journal_record whose line is NULL: the journal never stores one"
+                  + " (the column is NOT NULL as the journal creates it), so the row, or the"
+                  + " column's constraint, was changed by other than the journal",
+              null);
+        }
         if (length > bounds.maxLine()) {
           throw new JournalException(
               JournalException.Reason.CORRUPT,

@@ -399,21 +399,41 @@ public final class PostgresJournal implements Journal {
   private static void checkEpochCanRise(
       Connection c, JournalTables t, String name, PostgresLocation location)
       throws SQLException, JournalException {
+    Optional<String> unraisable = JournalSchema.unraisableEpoch(c, t, name);
+    if (unraisable.isPresent()) {
+      throw editedEpoch(
+          name,
+          location,
+          unraisable.get(),
+          ", which no steward writes (epochs start at 1; the column is NOT NULL and above 0 as the"
+              + " journal creates it), so the row or the column's constraints were changed. Stop"
+              + " every steward of this journal, put back the constraints, then");
+    }
     long current = JournalSchema.epoch(c, t, name);
     if (current == Long.MAX_VALUE) {
-      throw new JournalException(
-          JournalException.Reason.CORRUPT,
-          "cannot open journal "
-              + name
-              + " at "
-              + location
-              + ": its owner row in mesh_journal_owner holds epoch "
-              + current
-              + ", the largest there is, so no steward can take the journal over; no steward"
-              + " raises it that far, so the row was edited. Stop every steward of this journal,"
-              + " then delete its row (the next open starts again at epoch 1, with every record)",
-          null);
+      throw editedEpoch(
+          name,
+          location,
+          Long.toString(current),
+          ", the largest there is, so no steward can take the journal over; no steward raises it"
+              + " that far, so the row was edited. Stop every steward of this journal, then");
     }
+  }
+
+  /** The refusal of an owner row holding {@code epoch}, {@code why} it cannot be raised. */
+  private static JournalException editedEpoch(
+      String name, PostgresLocation location, String epoch, String why) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        "cannot open journal "
+            + name
+            + " at "
+            + location
+            + ": its owner row in mesh_journal_owner holds epoch "
+            + epoch
+            + why
+            + " delete its row (the next open starts again at epoch 1, with every record)",
+        null);
   }
 
   /**

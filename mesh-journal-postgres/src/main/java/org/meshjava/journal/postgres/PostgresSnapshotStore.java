@@ -249,7 +249,22 @@ public final class PostgresSnapshotStore implements SnapshotStore {
               size,
               maxBytes);
         }
-        return Optional.of(rs.getBytes(3));
+        byte[] bytes = rs.getBytes(3);
+        if (bytes == null) {
+          // A DBA who dropped the column's NOT NULL and emptied the row: Optional.of(null) ended
+          // the read in a NullPointerException.
+          throw new SnapshotException(
+              SnapshotException.Reason.MALFORMED,
+              "the latest snapshot in "
+                  + describe()
+                  + " (count "
+                  + rs.getLong(1)
+                  + ") is NULL: the store never saves one (the column is NOT NULL as it creates"
+                  + " it), so the row, or the column's constraint, was changed by other than the"
+                  + " store",
+              null);
+        }
+        return Optional.of(bytes);
       }
     } catch (SQLException e) {
       throw JournalSchema.holdersNamed(

@@ -13,6 +13,19 @@ import java.sql.Statement;
  */
 record DbaLock(Connection session, String table, long pid) implements AutoCloseable {
   /**
+   * The journal's limit on a wait for a lock in the lock tests, the least a URL may set: each
+   * refusal waits it out, so a longer one only made the tests slower.
+   */
+  static final long LOCK_TIMEOUT_MS = PostgresLocation.MIN_LOCK_TIMEOUT_MS;
+
+  /**
+   * URL parameters under which nothing but the journal's {@code lock_timeout} ({@link
+   * #LOCK_TIMEOUT_MS}) bounds a wait: the driver's socket timeout is lifted.
+   */
+  static final String UNBOUNDED =
+      "?lease_ms=2000&lock_timeout_ms=" + LOCK_TIMEOUT_MS + "&socketTimeout=0";
+
+  /**
    * Holds {@code table}'s strongest lock ({@code ACCESS EXCLUSIVE}), which every statement waits
    * for.
    */
@@ -42,7 +55,7 @@ record DbaLock(Connection session, String table, long pid) implements AutoClosea
   void assertNamedBy(String refusal) {
     assertThat(refusal)
         .contains(table)
-        .contains("lock_timeout_ms=300")
+        .contains("lock_timeout_ms=" + LOCK_TIMEOUT_MS)
         .contains("pid " + pid)
         .contains("pg_terminate_backend(" + pid + ")");
   }

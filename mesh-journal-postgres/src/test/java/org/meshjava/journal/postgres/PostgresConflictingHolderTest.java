@@ -16,8 +16,6 @@ import org.meshjava.testpg.PostgresTestServer;
  * mode its statements wait for on that table, as a snapshot save's did.
  */
 class PostgresConflictingHolderTest {
-  private static final String LIMITED = "?lease_ms=2000&lock_timeout_ms=300&socketTimeout=0";
-
   @BeforeAll
   static void startServer() {
     PostgresSchemaLockTest.startServer();
@@ -28,7 +26,8 @@ class PostgresConflictingHolderTest {
     String database = PostgresSchemaLockTest.server.newDatabase();
     try (PostgresJournal j =
         PostgresJournal.open(
-            at(database, PostgresTestServer.USER, LIMITED), PostgresJournalTest.newName())) {
+            at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED),
+            PostgresJournalTest.newName())) {
       j.append(PostgresJournalTest.authorised(0));
       try (DbaLock reader = DbaLock.in(database, "mesh_journal_owner", "ACCESS SHARE");
           DbaLock dba = DbaLock.on(database, "mesh_journal_record")) {
@@ -46,7 +45,7 @@ class PostgresConflictingHolderTest {
   void anOpeningRefusedBehindADbasLock_namesTheDba_notAReaderOfTheRecords() throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
     String name = PostgresJournalTest.newName();
-    PostgresLocation where = at(database, PostgresTestServer.USER, LIMITED);
+    PostgresLocation where = at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED);
     PostgresJournal.open(where, name).close();
     try (DbaLock reader = DbaLock.in(database, "mesh_journal_record", "ACCESS SHARE");
         DbaLock dba = DbaLock.on(database, "mesh_journal_owner")) {

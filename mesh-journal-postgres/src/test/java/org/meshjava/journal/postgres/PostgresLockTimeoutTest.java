@@ -25,9 +25,7 @@ import org.meshjava.testpg.PostgresTestServer;
  * limit, typed, naming the session that holds the lock, and stores or raises nothing.
  */
 class PostgresLockTimeoutTest {
-  private static final String UNBOUNDED = "?lease_ms=2000&lock_timeout_ms=300&socketTimeout=0";
-
-  /** How long a refused statement may take here: the 300 ms limit, on a loaded machine. */
+  /** How long a refused statement may take here: the journal's limit, on a loaded machine. */
   private static final long REFUSED_WITHIN_SECONDS = 30;
 
   @BeforeAll
@@ -40,7 +38,8 @@ class PostgresLockTimeoutTest {
       throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
     PostgresSnapshotStore store =
-        PostgresSnapshotStore.of(at(database, PostgresTestServer.USER, UNBOUNDED), "did:key:a");
+        PostgresSnapshotStore.of(
+            at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED), "did:key:a");
     store.save(PostgresSnapshotStoreTest.at(1));
     try (DbaLock dba = DbaLock.on(database, "mesh_journal_snapshot")) {
       assertThat(refusal(() -> store.save(PostgresSnapshotStoreTest.at(2))))
@@ -58,7 +57,7 @@ class PostgresLockTimeoutTest {
   void aBatchWaitingForTheRecordTablesLock_failsTheJournal_atItsLockTimeout_storingNothing()
       throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
-    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    PostgresLocation where = at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED);
     String name = PostgresJournalTest.newName();
     try (PostgresJournal j = PostgresJournal.open(where, name)) {
       j.append(PostgresJournalTest.authorised(0));
@@ -82,7 +81,7 @@ class PostgresLockTimeoutTest {
   void anOpeningWaitingForTheOwnerTablesLock_isRefusedIo_atItsLockTimeout_raisingNothing()
       throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
-    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    PostgresLocation where = at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED);
     String name = PostgresJournalTest.newName();
     PostgresJournal.open(where, name).close();
     try (DbaLock dba = DbaLock.on(database, "mesh_journal_owner")) {
@@ -107,7 +106,7 @@ class PostgresLockTimeoutTest {
   @Test
   void aHeartbeatWaitingForTheOwnerTablesLock_failsTheJournal_namingTheHolder() throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
-    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    PostgresLocation where = at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED);
     try (PostgresJournal j = PostgresJournal.open(where, PostgresJournalTest.newName())) {
       j.append(PostgresJournalTest.authorised(0));
       try (DbaLock dba = DbaLock.on(database, "mesh_journal_owner")) {
@@ -131,7 +130,7 @@ class PostgresLockTimeoutTest {
   @Test
   void theReadsOfAStart_waitingForATablesLock_areRefusedIo_namingTheHolder() throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
-    PostgresLocation where = at(database, PostgresTestServer.USER, UNBOUNDED);
+    PostgresLocation where = at(database, PostgresTestServer.USER, DbaLock.UNBOUNDED);
     PostgresSnapshotStore store = PostgresSnapshotStore.of(where, "did:key:a");
     store.save(PostgresSnapshotStoreTest.at(1));
     try (DbaLock dba = DbaLock.on(database, "mesh_journal_snapshot")) {

@@ -25,11 +25,6 @@ class PostgresSchemaLockHeldTest {
     PostgresSchemaLockTest.startServer();
   }
 
-  @Test
-  void aSessionHoldingTheTablesCreationLock_isNamed_byTheOpeningItHoldsUp() throws Exception {
-    assertHolderNamed(PostgresSchemaLockTest.server.newDatabase(), "?lease_ms=2000");
-  }
-
   /**
    * A database whose {@code statement_timeout} is shorter than half the lease: the journal raises
    * it to half the lease, which is shorter than the lock's wait (half the socket timeout, the lease
@@ -44,7 +39,8 @@ class PostgresSchemaLockHeldTest {
         Statement s = c.createStatement()) {
       s.execute("ALTER DATABASE " + database + " SET statement_timeout = '100ms'");
     }
-    assertHolderNamed(database, "?lease_ms=2500");
+    // Half the lease (750ms) is shorter than half the socket timeout (2 s) here.
+    assertHolderNamed(database, "?lease_ms=1500");
   }
 
   /**
@@ -60,6 +56,26 @@ class PostgresSchemaLockHeldTest {
     assertThat(refusal).contains("for 150ms").doesNotContain("half the lease");
   }
 
+  /**
+   * A URL lifting the socket timeout and waiting longer for locks than half the lease, in a
+   * database with a {@code statement_timeout}: the journal raised that to half the lease (500ms),
+   * which ran out before the lock's wait (900ms), and the opening was refused "canceling statement
+   * due to statement timeout", naming neither the lock nor its holder.
+   */
+  @Test
+  void withoutASocketTimeout_aStatementTimeoutShorterThanTheLockWait_stillNamesTheHolder()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    try (Connection c = PostgresSchemaLockTest.server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE " + database + " SET statement_timeout = '100ms'");
+    }
+    String refusal =
+        assertHolderNamed(database, "?lease_ms=1000&lock_timeout_ms=900&socketTimeout=0");
+    assertThat(refusal).contains("for 900ms");
+  }
+
+  /** Also the plain case: a session holding the lock is named by the opening it holds up. */
   @Test
   void withASocketTimeout_theRefusalNamesHalfOfIt() throws Exception {
     String refusal =
