@@ -2,6 +2,7 @@ package org.meshjava.core;
 
 import java.util.List;
 import java.util.Objects;
+import org.meshjava.core.internal.OperatorText;
 import org.meshjava.core.internal.WellFormedText;
 
 /**
@@ -41,7 +42,11 @@ public record Recipe(String base, List<String> adapters) {
     Objects.requireNonNull(s, what);
     if (s.isEmpty() || s.contains("+") || s.chars().anyMatch(Character::isISOControl)) {
       throw new IllegalArgumentException(
-          "recipe " + what + " must be non-empty, without '+' or control characters: '" + s + "'");
+          "recipe "
+              + what
+              + " must be non-empty, without '+' or control characters: '"
+              + OperatorText.named(s)
+              + "'");
     }
     // The name rides in the receipt, whose encoder refuses a text with no UTF-8: found there, it
     // failed the serve after the work was done and debited, so it is refused here.

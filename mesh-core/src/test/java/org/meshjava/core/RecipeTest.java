@@ -32,6 +32,18 @@ class RecipeTest {
   }
 
   /**
+   * The refusal names the refused character by its code point: it once echoed the name as it was,
+   * putting the line break or terminal escape it refused into the operator's log line.
+   */
+  @Test
+  void aRefusedName_namesTheCharacter_withoutEchoingIt() {
+    assertThatThrownBy(() -> Recipe.of("bad\nname\u001b[2J"))
+        .hasMessage(
+            "recipe base must be non-empty, without '+' or control characters:"
+                + " 'bad<U+000A>name<U+001B>[2J'");
+  }
+
+  /**
    * A name holding half of a surrogate pair (cut inside an emoji, or a config's {@code "\\ud83d"})
    * has no UTF-8: it was accepted, and a serve on an engine with that recipe ran, was debited, and
    * then failed sealing its receipt.

@@ -3,6 +3,7 @@ package org.meshjava.openai;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
+import org.meshjava.core.internal.OperatorText;
 
 /**
  * Refusals in OpenAI's error shape: {@code {"error": {"message", "type", "param", "code"}}}. The
@@ -72,7 +73,8 @@ final class ErrorReply {
   }
 
   private static String oneLine(String s) {
-    String m = s == null ? "" : s.replaceAll("[\\r\\n]+", " ").strip();
+    // The message may echo the request (its model) or an engine's words: one safe line.
+    String m = s == null ? "" : OperatorText.oneLine(s.replaceAll("[\\r\\n]+", " ")).strip();
     return m.length() <= 1000 ? m : m.substring(0, 1000) + "…";
   }
 }

@@ -6,6 +6,7 @@ import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.internal.OperatorText;
 
 /**
  * How often one upstream's failed exchanges reach the server's log: at most one line per interval.
@@ -60,7 +61,11 @@ final class FailureLogLimit {
    * @return what to log of it (the cause, then the count of failures not logged before it), or
    *     empty when this failure is only counted
    */
-  synchronized Optional<String> failed(String cause) {
+  synchronized Optional<String> failed(String raw) {
+    // The cause may hold the upstream's own words (its refusal's body, its exception's message):
+    // made one safe line here, where every upstream line to the log passes, so no upstream can
+    // put a line end a log reader breaks on (NEL, U+2028) or a terminal escape into it.
+    String cause = OperatorText.oneLine(raw);
     Instant now = clock.instant();
     if (lastLine != null && now.isBefore(lastLine.plus(interval))) {
       if (unlogged == 0) {

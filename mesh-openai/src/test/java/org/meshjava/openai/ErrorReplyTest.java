@@ -24,6 +24,17 @@ class ErrorReplyTest {
     assertThat(message(" a\r\nb\nc ")).isEqualTo("a b c");
   }
 
+  /**
+   * A message may echo the request's {@code model} or an engine's words: a line end only some
+   * readers break on (NEL, U+2028, U+2029), a terminal escape or a bidirectional override is not
+   * passed on in the message as it is.
+   */
+  @Test
+  void aMessage_echoingHostileCharacters_isOneSafeLine() {
+    assertThat(message("model a\u2028b\u2029c\u0085d\u001b[2J\u202ee"))
+        .isEqualTo("model a b c d<U+001B>[2J<U+202E>e");
+  }
+
   /** Our own bug: never shown, never to be resent on its own (the resend could be served twice). */
   @Test
   void anInternalError_is500_namesTheRequestToLookFor_andSaysNotToResend() {

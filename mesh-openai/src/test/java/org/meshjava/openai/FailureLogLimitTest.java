@@ -57,6 +57,16 @@ class FailureLogLimitTest {
     assertThat(limit.failed("refused 1001")).isEmpty();
   }
 
+  /**
+   * An upstream's refusal body reaches the log through here: a line end only some readers break on
+   * (NEL, U+2028) or a terminal escape in it is not written to the operator's log as it is.
+   */
+  @Test
+  void anUpstreamsWords_areLoggedAsOneSafeLine() {
+    assertThat(limit.failed("400 {\"error\":\"a\u2028b\u0085c\u001b[2J\u202ed\"}"))
+        .contains("400 {\"error\":\"a b c<U+001B>[2J<U+202E>d\"}");
+  }
+
   @Test
   void aFailureAfterAQuietInterval_isLoggedAtOnce() {
     assertThat(limit.failed("a")).contains("a");

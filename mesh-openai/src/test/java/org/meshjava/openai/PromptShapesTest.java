@@ -49,6 +49,23 @@ class PromptShapesTest {
         .isEqualTo(utf8("system 9\nBe brief.\nuser 1\na\nassistant 1\nb\nuser 2\ncd\n"));
   }
 
+  /**
+   * A role OpenAI refuses ({@code wizard}) is served here, a departure SPEC.md section 70 keeps on
+   * purpose: the role is part of the canonical prompt text every request id is built from, so which
+   * roles a body may carry is that text's rule (1-32 of {@code A-Z a-z 0-9 _ -}), shared by every
+   * reader that derives a request, not this binding's. Pinned so a change to it is a decision.
+   */
+  @Test
+  void aRoleOutsideOpenAIs_isServed_asPartOfThePromptText() throws Exception {
+    Prompt p =
+        Prompt.ofChat(
+            json(
+                """
+        {"messages":[{"role":"wizard","content":"hi"},{"role":"user","content":"a"}]}"""));
+
+    assertThat(p.bytes()).isEqualTo(utf8("wizard 2\nhi\nuser 1\na\n"));
+  }
+
   @Test
   void anInputItemOtherThanAMessage_isRefusedAsUnsupportedNamingIt() {
     assertUnsupported(

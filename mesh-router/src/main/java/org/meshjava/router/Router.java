@@ -14,7 +14,7 @@ import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.internal.JvmFailure;
-import org.meshjava.core.internal.WellFormedText;
+import org.meshjava.core.internal.OperatorText;
 
 /**
  * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
@@ -67,14 +67,11 @@ public final class Router {
       String name = b.name();
       // The name goes into the one-line justification and the receipt's backend field; refusing
       // it here beats refusing the receipt after the engine has already done the work.
-      if (name.isEmpty() || name.codePoints().anyMatch(Router::refusedInAName)) {
+      if (name.isEmpty() || name.codePoints().anyMatch(OperatorText::refused)) {
         throw new IllegalArgumentException(
             "a backend name must be non-empty Unicode text (no unpaired surrogate), without"
                 + " control, line-separator or format characters: '"
-                + name.codePoints()
-                    .map(c -> refusedInAName(c) ? ' ' : c)
-                    .collect(
-                        StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                + OperatorText.named(name)
                 + "'");
       }
       if (!names.add(name)) {
@@ -91,24 +88,6 @@ public final class Router {
     this.backends = List.copyOf(backends);
     this.names = List.copyOf(registered);
     this.caps = Map.copyOf(caps);
-  }
-
-  /**
-   * Whether {@code c} may not stand in a backend name: a control character (the rule every other
-   * name here keeps, a recipe's and a model's), and also what a log or JSON reader takes for the
-   * end of a line or a hidden reordering although Java calls it no control: U+2028 and U+2029
-   * (which JavaScript reads as line ends), and format characters such as the bidirectional
-   * overrides and U+FEFF, which make a name print as another. And an unpaired surrogate ({@link
-   * WellFormedText}), which has no UTF-8 and would be refused by the receipt's encoder only after
-   * the work was done and debited.
-   */
-  private static boolean refusedInAName(int c) {
-    int type = Character.getType(c);
-    return Character.isISOControl(c)
-        || type == Character.LINE_SEPARATOR
-        || type == Character.PARAGRAPH_SEPARATOR
-        || type == Character.FORMAT
-        || WellFormedText.isUnpairedSurrogate(c);
   }
 
   /**
@@ -349,7 +328,11 @@ public final class Router {
     }
   }
 
+  /**
+   * A backend's or a rule's words (which may echo a request's {@code model} or an engine's message)
+   * as one safe line: the candidate's detail goes into refusals, logs and JSON replies.
+   */
   private static String oneLine(String s) {
-    return s.replace('\n', ' ').replace('\r', ' ');
+    return OperatorText.oneLine(s);
   }
 }

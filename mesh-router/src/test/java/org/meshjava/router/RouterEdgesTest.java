@@ -2,10 +2,12 @@ package org.meshjava.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
@@ -151,7 +153,57 @@ class RouterEdgesTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "a backend name must be non-empty Unicode text (no unpaired surrogate), without"
-                + " control, line-separator or format characters: 'evil name here'");
+                + " control, line-separator or format characters: 'evil<U+000A>name<U+000D>here'");
+  }
+
+  /**
+   * A refused character shown as a space (a tab, a bidirectional override, a zero-width space)
+   * could not be found by the operator reading the refusal: each is named by its code point.
+   */
+  @Test
+  void aNameWithAnInvisibleCharacter_isRefused_namingItsCodePoint() {
+    for (String[] c :
+        new String[][] {
+          {"\t", "U+0009"}, {"\u202e", "U+202E"}, {"\u200b", "U+200B"}, {"\u001b", "U+001B"}
+        }) {
+      assertThatThrownBy(
+              () -> new Router(List.of(StubBackend.of("gpu" + c[0] + "1", Fidelity.F2, 1))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageEndingWith(": 'gpu<" + c[1] + ">1'");
+    }
+  }
+
+  /**
+   * A rule's words may echo the request's {@code model} (the steward's model rule does), and an
+   * engine's message is its own: neither may carry a line end some reader breaks on (NEL, U+2028,
+   * U+2029), a terminal escape or a format character into the candidate's detail, which goes into
+   * refusals, logs and JSON.
+   */
+  @Test
+  void echoedWords_ofARuleOrAnEngine_areOneSafeLine() throws Exception {
+    String hostile = "m\u2028x\u2029y\u0085z\u001b[31m\u202eq";
+    String safe = "m x y z<U+001B>[31m<U+202E>q";
+    AdmissionRule echoing = b -> Optional.of("not the model the request names (" + hostile + ")");
+    NoAdmissibleBackendException refused =
+        catchThrowableOfType(
+            NoAdmissibleBackendException.class,
+            () ->
+                new Router(List.of(StubBackend.of("gpu", Fidelity.F3, 1))).route(REQUEST, echoing));
+    assertThat(refused.candidates().getFirst().inadmissibility().orElseThrow().detail())
+        .isEqualTo("not permitted: not the model the request names (" + safe + ")");
+
+    Custom broken =
+        new Custom(
+            StubBackend.of("broken", Fidelity.F3, 1),
+            ServeLimits.NONE,
+            Fidelity.F3,
+            new IllegalStateException(hostile));
+    RouteDecision d =
+        new Router(List.of(broken, StubBackend.of("healthy", Fidelity.F2, 10))).route(REQUEST);
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
+        .isEqualTo(
+            "not permitted: it failed while being judged: java.lang.IllegalStateException: "
+                + safe);
   }
 
   /**

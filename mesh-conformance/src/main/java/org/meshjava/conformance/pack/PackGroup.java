@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,7 +65,7 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
     try {
-      return (JSON.writer(printer).writeValueAsString(o) + "\n").getBytes(StandardCharsets.UTF_8);
+      return JsonUtf8.bytes(JSON.writer(printer).writeValueAsString(o) + "\n");
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

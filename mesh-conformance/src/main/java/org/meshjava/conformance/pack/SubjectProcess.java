@@ -143,7 +143,7 @@ public final class SubjectProcess implements AutoCloseable {
     noteStarted();
     try {
       long deadline = System.nanoTime() + timeout.toNanos();
-      byte[] bytes = (JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8);
+      byte[] bytes = JsonUtf8.bytes(JSON.writeValueAsString(request) + "\n");
       writing =
           writer.submit(
               () -> {

@@ -1,7 +1,5 @@
 package org.meshjava.core.internal;
 
-import org.meshjava.core.Recipe;
-
 /**
  * The rule that a Java string is well-formed Unicode: it holds no unpaired surrogate (a high
  * surrogate not followed by a low one, or a low one not preceded by a high one). Only such a string
@@ -9,9 +7,9 @@ import org.meshjava.core.Recipe;
  * backend's name on a receipt (§4) and a prompt's text, whose bytes a request id addresses (§3.1),
  * all need one. Each caller refuses in its own words; the rule is this class's alone.
  *
- * <p>API rather than an internal package: records that every module builds ({@link Recipe}) and the
- * router check names with it, and an engine module's tests run the router on the class path, where
- * a qualified export does not reach.
+ * <p>Internal: core's own records use it in their module, and the package is exported only to the
+ * router and the HTTP binding, which refuse by it too (and by {@link OperatorText}, whose refused
+ * characters include what this rule finds).
  *
  * <p>Stateless and thread-safe.
  */

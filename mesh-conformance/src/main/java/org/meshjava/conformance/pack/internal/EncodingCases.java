@@ -330,6 +330,14 @@ final class EncodingCases {
         "only below-floor refusals",
         ServeRequest.generation(gen.promptHash(), 9, new ServeBounds(16, Fidelity.F4, 10_000)),
         List.of(new Backend("a", 1, 1, 0), new Backend("b", 3, 1, 0)));
+    c.add(
+        PackCase.invalid(
+            "routes/backend-name-line-separator",
+            "a backend name holding U+2028, which a log or JSON reader takes for a line end: the"
+                + " backend is refused at registration, before any routing (SPEC 20 §6)",
+            "route",
+            routeInput(gen, List.of(new Backend("gpu\u2028one", 2, 100, 0))),
+            "INVALID_BACKEND"));
     return new PackGroup(
         "routes",
         "The cheapest admissible backend and the route justification text (§4, SPEC 20 §6): op route.",

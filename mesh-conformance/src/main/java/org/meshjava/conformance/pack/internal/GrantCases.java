@@ -609,6 +609,12 @@ final class GrantCases {
         "not_utf8");
     refuse(
         c,
+        "unpaired-surrogate",
+        "a body holding an unpaired surrogate (U+D800 as a character of the body, not a JSON escape in it), which has no UTF-8 encoding (SPEC 70)",
+        "{\"input\":\"H\uD800i\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "not_utf8");
+    refuse(
+        c,
         "metadata-exponent",
         "a ceiling written 1e3",
         "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1e3\"}}",

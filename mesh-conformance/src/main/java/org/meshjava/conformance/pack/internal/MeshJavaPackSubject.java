@@ -360,8 +360,31 @@ public class MeshJavaPackSubject {
 
   private static ObjectNode route(JsonNode in) throws Refusal {
     ServeRequest request = request(in.path("request"));
+    Router router;
+    try {
+      router = new Router(routeBackends(in.path("backends")));
+    } catch (IllegalArgumentException e) {
+      // A backend the router cannot register (a name it refuses, two of one name, a fidelity or
+      // cost out of range) is the case's input refused, typed as the runner reads refusals: it
+      // was answered "error", which no case can expect.
+      throw new Refusal(
+          "INVALID_BACKEND", e.getMessage(), obj("message", String.valueOf(e.getMessage())));
+    }
+    try {
+      RouteDecision d = router.route(request);
+      ObjectNode out = NODES.objectNode();
+      out.put("backend", d.chosen().name());
+      out.put("route", d.justification());
+      return out;
+    } catch (NoAdmissibleBackendException e) {
+      throw new Refusal(
+          "NO_ADMISSIBLE_BACKEND", e.getMessage(), obj("message", String.valueOf(e.getMessage())));
+    }
+  }
+
+  private static List<ServingEngine> routeBackends(JsonNode list) {
     List<ServingEngine> backends = new ArrayList<>();
-    for (JsonNode b : in.path("backends")) {
+    for (JsonNode b : list) {
       backends.add(
           ReferenceEngine.builder()
               .name(b.path("name").asText())
@@ -371,16 +394,7 @@ public class MeshJavaPackSubject {
                       b.path("uj_per_token").asLong(), b.path("uj_per_option_scored").asLong()))
               .build());
     }
-    try {
-      RouteDecision d = new Router(backends).route(request);
-      ObjectNode out = NODES.objectNode();
-      out.put("backend", d.chosen().name());
-      out.put("route", d.justification());
-      return out;
-    } catch (NoAdmissibleBackendException e) {
-      throw new Refusal(
-          "NO_ADMISSIBLE_BACKEND", e.getMessage(), obj("message", String.valueOf(e.getMessage())));
-    }
+    return backends;
   }
 
   private static ObjectNode referenceGenerate(JsonNode in) throws Exception {

@@ -1,0 +1,51 @@
+package org.meshjava.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Outside text put into an operator's line: each character a reader could take for a line end, a
+ * terminal escape or a hidden reordering is named or turned into a space, never passed on as is.
+ */
+class OperatorTextTest {
+
+  /** Each character that once slipped through, and how a refusal names it. */
+  private static final String[][] NAMED = {
+    {"\n", "<U+000A>"},
+    {"\r", "<U+000D>"},
+    {"\t", "<U+0009>"},
+    {"\u0085", "<U+0085>"},
+    {"\u2028", "<U+2028>"},
+    {"\u2029", "<U+2029>"},
+    {"\u001b", "<U+001B>"},
+    {"\u007f", "<U+007F>"},
+    {"\u202e", "<U+202E>"},
+    {"\u200b", "<U+200B>"},
+    {"\ufeff", "<U+FEFF>"},
+    {"\ud83d", "<U+D83D>"},
+  };
+
+  @Test
+  void named_writesEachRefusedCharacterAsItsCodePoint() {
+    for (String[] c : NAMED) {
+      assertThat(OperatorText.named("gpu" + c[0] + "a")).isEqualTo("gpu" + c[1] + "a");
+    }
+  }
+
+  @Test
+  void oneLine_turnsEachLineEndIntoASpace_andNamesEveryOtherRefusedCharacter() {
+    assertThat(OperatorText.oneLine("a\nb\rc\u000bd\u000ce\u0085f\u2028g\u2029h"))
+        .isEqualTo("a b c d e f g h");
+    assertThat(OperatorText.oneLine("m\u001b[31m\u202e\u200b\ufeff\t\ud800x"))
+        .isEqualTo("m<U+001B>[31m<U+202E><U+200B><U+FEFF><U+0009><U+D800>x");
+  }
+
+  @Test
+  void textWithNothingRefused_isKeptAsItIs_pairsAndAccentsIncluded() {
+    String fine = "modèle-😀 «gpu» 模型";
+    assertThat(OperatorText.named(fine)).isSameAs(fine);
+    assertThat(OperatorText.oneLine(fine)).isSameAs(fine);
+    assertThat(fine.codePoints().anyMatch(OperatorText::refused)).isFalse();
+  }
+}
