@@ -4,19 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
@@ -62,76 +57,22 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     // A stop by signal (Ctrl-C while MiniLM loads or a request is served) runs no finally: the
-    // temporary folder and its journal, part written, stayed behind, and nothing was said. The
-    // hook is in place before the folder is made, so no moment leaves it unremoved.
-    AtomicReference<Path> made = new AtomicReference<>();
-    Thread stopped = new Thread(() -> removeOnStop(made.get(), System.err), "mesh-demo-stopped");
-    Runtime.getRuntime().addShutdownHook(stopped);
-    Path dir;
+    // temporary folder and its journal, part written, stayed behind, and nothing was said.
+    DemoStop stop = new DemoStop(DemoStop.RUNTIME, System.err);
     try {
-      dir = Files.createTempDirectory("mesh-demo");
-    } catch (IOException | RuntimeException e) {
-      // No folder (a temporary directory that is missing or full): the hook left in place said
-      // "stopped before it ended" under the error as the JVM exited, though nothing stopped it.
-      forget(stopped);
-      throw e;
-    }
-    made.set(dir);
-    Path journalFile = dir.resolve("steward.journal");
-    try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
-        Steward steward = steward(journalFile, minilm)) {
-      return demo(out(), steward, journalFile);
-    } finally {
-      forget(stopped);
-      removeTemporaryFolder(dir);
-    }
-  }
-
-  /** Removes the stop hook; where the JVM is already stopping, the hook runs and does its part. */
-  private static void forget(Thread stopped) {
-    try {
-      Runtime.getRuntime().removeShutdownHook(stopped);
-    } catch (IllegalStateException shuttingDown) {
-      // The hook is running or about to: it removes the folder.
-    }
-  }
-
-  /**
-   * What a stop by signal does: removes the demo's temporary folder and says so in one line on
-   * {@code err} ({@code dir} null: stopped before it was made). Failing to remove it is said in
-   * that line too, as nothing else runs after it.
-   */
-  static void removeOnStop(@Nullable Path dir, PrintStream err) {
-    if (dir == null) {
-      err.println("mesh demo: stopped before it ended");
-      err.flush();
-      return;
-    }
-    String removed;
-    try {
-      removeTemporaryFolder(dir);
-      removed = "its temporary journal folder " + dir + " was removed";
-    } catch (IOException | RuntimeException e) {
-      removed = "its temporary journal folder " + dir + " could not be removed (" + e + ")";
-    }
-    err.println("mesh demo: stopped before it ended; " + removed);
-    err.flush();
-  }
-
-  /**
-   * Removes the whole temporary folder the journal lives in, whatever the journal put there; one
-   * already gone (removed by a stop while this ran) is no error.
-   */
-  private static void removeTemporaryFolder(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+      Path dir = Files.createTempDirectory("mesh-demo");
+      stop.made(dir);
+      Path journalFile = dir.resolve("steward.journal");
+      try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
+          Steward steward = steward(journalFile, minilm)) {
+        int code = demo(out(), steward, journalFile);
+        stop.printed();
+        return code;
       }
-    } catch (NoSuchFileException alreadyGone) {
-      // Removed by the other of the finally and the stop hook while this walked it.
+    } finally {
+      // Also where no folder could be made (a temporary directory that is missing or full): the
+      // hook left in place said "stopped before it ended" under the error as the JVM exited.
+      stop.end();
     }
   }
 

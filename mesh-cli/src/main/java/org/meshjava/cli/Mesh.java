@@ -34,7 +34,9 @@ import picocli.CommandLine.Command;
       KeyCommand.class,
       GrantCommand.class,
       ConformanceCommand.class,
-      LogCommand.class
+      LogCommand.class,
+      // `mesh help demo` as `mesh demo --help`: the launcher and the usage text name `help`.
+      CommandLine.HelpCommand.class
     })
 public final class Mesh extends CommandGroup {
   /** Creates the command. */

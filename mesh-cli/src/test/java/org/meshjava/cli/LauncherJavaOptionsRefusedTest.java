@@ -122,11 +122,13 @@ class LauncherJavaOptionsRefusedTest {
   void onlyOptionsTheJvmMerelyParses_areAskedAbout() throws Exception {
     Path jdk = askingJdk();
     Files.createDirectories(root.resolve("mesh-cli/target"));
+    // (An argument file and -Xshare:dump, once here, are refused now:
+    // optionsTheCheckCannotRun_areRefusedInOneLine.)
     String unjudged =
-        "@more.args -XX:Flags=.hotspotrc -XX:VMOptionsFile=vm.options -XX:+PauseAtStartup"
+        "-XX:Flags=.hotspotrc -XX:VMOptionsFile=vm.options -XX:+PauseAtStartup"
             + " -XX:DumpLoadedClassList=classes.lst -XX:+UnlockDiagnosticVMOptions"
             + " -XX:+DumpPerfMapAtExit -XX:PerfDataSaveFile=p.hsperf -XX:NativeMemoryTracking=summary"
-            + " -Djdk.invoke.MethodHandle.dumpClassFiles=true -Xshare:dump"
+            + " -Djdk.invoke.MethodHandle.dumpClassFiles=true"
             + " --add-opens java.base/java.lang=ALL-UNNAMED -XX:+SomeFutureSwitch";
     String parsed =
         "-Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5 -XX:MaxMetaspaceSize=256m -XX:+UseZGC"
@@ -135,7 +137,7 @@ class LauncherJavaOptionsRefusedTest {
     assertThat(Files.readAllLines(root.resolve("asked")))
         .containsExactly(
             "-XX:-PauseAtStartup -XX:+UnlockDiagnosticVMOptions -XX:-DumpPerfMapAtExit"
-                + " -XX:-SomeFutureSwitch -Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5"
+                + " --add-opens=java.base/java.lang=ALL-UNNAMED -XX:-SomeFutureSwitch -Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5"
                 + " -XX:MaxMetaspaceSize=256m -XX:+UseZGC --add-modules=jdk.incubator.vector"
                 + " -Xlog:gc -version");
     Files.delete(root.resolve("asked"));
@@ -144,7 +146,8 @@ class LauncherJavaOptionsRefusedTest {
             .replace("-XX:+UnlockDiagnosticVMOptions", "")
             .replace("-XX:+PauseAtStartup", "")
             .replace("-XX:+DumpPerfMapAtExit", "")
-            .replace("-XX:+SomeFutureSwitch", "");
+            .replace("-XX:+SomeFutureSwitch", "")
+            .replace("--add-opens java.base/java.lang=ALL-UNNAMED", "");
     assertThat(keyShow(jdk, unasked).code()).isZero();
     assertThat(root.resolve("asked")).doesNotExist();
   }
@@ -160,6 +163,63 @@ class LauncherJavaOptionsRefusedTest {
         .startsWith("mesh: the JVM (")
         .endsWith(
             "will not start with MESH_JAVA_OPTS: Unrecognized VM option 'HeapDumpOnOutOfMemory'");
+  }
+
+  /**
+   * Regression: an -X option other than the sizes was not asked about, so a misspelt one went to
+   * the real run, whose JVM printed "Unrecognized option: -Xmz8g" and a line more, naming neither
+   * mesh nor MESH_JAVA_OPTS.
+   */
+  @Test
+  void aMisspeltXOption_isOneLine_namingTheSetting() throws Exception {
+    assertThat(refusal("-Xmx1g -Xmz8g"))
+        .startsWith("mesh: the JVM (")
+        .endsWith("will not start with MESH_JAVA_OPTS: Unrecognized option: -Xmz8g");
+  }
+
+  /**
+   * Regression: a word without a dash (a value split from its option: {@code -Xmx 8g}) went to the
+   * real run, where the JVM took it for the main class and ran nothing the launcher named.
+   */
+  @Test
+  void aWordWithoutADash_isOneLine_namingTheSetting() throws Exception {
+    assertThat(refusal("-Xmx1g 8g"))
+        .isEqualTo(
+            "mesh: MESH_JAVA_OPTS holds '8g', which is no JVM option (each begins with -), nor"
+                + " the value of one before it");
+  }
+
+  /**
+   * What the check cannot run without doing what it does (an argument file holds any option; a
+   * class archive dump runs no command; a class or module path or main replaces the launcher's; an
+   * agent's missing file) is refused in one line naming the setting and the option, never left to
+   * the JVM's lines.
+   */
+  @Test
+  void optionsTheCheckCannotRun_areRefusedInOneLine() throws Exception {
+    for (String o :
+        new String[] {
+          "@more.args",
+          "-Xshare:dump",
+          "-jar",
+          "-cp",
+          "--module-path=lib",
+          "-m",
+          "-javaagent:" + root.resolve("none.jar"),
+          "-agentpath:" + root.resolve("none.so=a=b")
+        }) {
+      assertThat(refusal("-Xmx1g " + o))
+          .startsWith("mesh: MESH_JAVA_OPTS holds '" + o + "', which");
+    }
+  }
+
+  /** An agent whose file is there is left to the real run, unasked. */
+  @Test
+  void anAgentWhoseFileIsThere_isLeftToTheRealRun() throws Exception {
+    Path agent = Files.writeString(root.resolve("agent.jar"), "");
+    Path jdk = askingJdk();
+    assertThat(keyShow(jdk, "-javaagent:" + agent + "=verbose").code()).isZero();
+    assertThat(root.resolve("asked")).doesNotExist();
   }
 
   /**

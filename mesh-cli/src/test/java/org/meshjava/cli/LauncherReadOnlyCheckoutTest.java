@@ -41,14 +41,7 @@ class LauncherReadOnlyCheckoutTest {
    */
   @Test
   void aBuildMavenMadeThere_runs() throws Exception {
-    Path target = Files.createDirectories(root.resolve("mesh-cli/target/lib"));
-    Files.writeString(target.resolveSibling("mesh-cli.jar"), "");
-    Files.writeString(
-        target.resolveSibling("mesh-build-started"),
-        Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\n");
-    Files.writeString(
-        target.resolveSibling("mesh-build-classpath"),
-        root.resolve("mesh-core/target/classes") + "\n");
+    Path target = mavenBuildStartedAnHourAgo();
     Path jdk = LauncherCopy.standInJdk(root);
     readOnly(target.getParent());
 
@@ -57,6 +50,46 @@ class LauncherReadOnlyCheckoutTest {
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(ran.out()).isEmpty();
     assertThat(Files.readAllLines(root.resolve("java-args"))).endsWith("key", "show");
+  }
+
+  /**
+   * Regression: sources were measured against the time Maven's file was written (when its build
+   * ended), so one edited while that build ran counted as older and the build ran without a word.
+   * They are measured against the start the file holds: such a build is refused as out of date.
+   */
+  @Test
+  void aSourceEditedWhileMavensBuildRan_isRefusedAsOutOfDate() throws Exception {
+    Path target = mavenBuildStartedAnHourAgo();
+    Path source =
+        Files.writeString(
+            Files.createDirectories(root.resolve("mesh-core/src/main/java")).resolve("Edited.java"),
+            "class Edited {}\n");
+    Files.setLastModifiedTime(source, FileTime.from(Instant.now().minus(30, ChronoUnit.MINUTES)));
+    Path jdk = LauncherCopy.standInJdk(root);
+    readOnly(target.getParent());
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", ""), "key", "show");
+
+    assertThat(ran.code()).as(ran.out()).isEqualTo(1);
+    assertThat(ran.out()).startsWith("mesh: mesh-cli needs a build (none yet, or a source changed");
+    assertThat(root.resolve("java-args")).doesNotExist();
+  }
+
+  /**
+   * A Maven build of mesh-cli from this tree's modules, started an hour ago and ended now; returns
+   * {@code mesh-cli/target/lib}.
+   */
+  private Path mavenBuildStartedAnHourAgo() throws IOException {
+    Path target = Files.createDirectories(root.resolve("mesh-cli/target/lib"));
+    Files.writeString(target.resolveSibling("mesh-cli.jar"), "");
+    Files.writeString(
+        target.resolveSibling("mesh-build-started"),
+        Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS) + "\n");
+    Files.writeString(
+        target.resolveSibling("mesh-build-classpath"),
+        root.resolve("mesh-core/target/classes") + "\n");
+    return target;
   }
 
   /**

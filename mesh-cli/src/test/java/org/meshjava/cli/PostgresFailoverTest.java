@@ -193,7 +193,9 @@ class PostgresFailoverTest {
     Path log = tmp.resolve(name + ".log");
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.addAll(List.of("-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classPath()));
+    cmd.add("-Xshare:auto");
+    cmd.addAll(ChildJava.QUICK);
+    cmd.addAll(List.of("-cp", classPath()));
     cmd.addAll(
         List.of(
             "org.meshjava.cli.Mesh",

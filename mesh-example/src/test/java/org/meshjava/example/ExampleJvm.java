@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.meshjava.journal.testing.ChildJava;
 
 /** Runs an example's {@code main} as an application would be run: in a JVM of its own. */
 final class ExampleJvm {
@@ -23,14 +24,15 @@ final class ExampleJvm {
    */
   static Ran run(Class<?> main, Path workDir, String... args) throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                java.toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                main.getName()));
+    List<String> command = new ArrayList<>(List.of(java.toString()));
+    // The example ends in seconds: the quick child options the other tests' JVMs get.
+    command.addAll(ChildJava.QUICK);
+    command.addAll(
+        List.of(
+            "--enable-native-access=ALL-UNNAMED",
+            "-cp",
+            System.getProperty("java.class.path"),
+            main.getName()));
     command.addAll(List.of(args));
     Path out = Files.createTempFile("mesh-example", ".out");
     Path err = Files.createTempFile("mesh-example", ".err");

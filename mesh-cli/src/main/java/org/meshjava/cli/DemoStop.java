@@ -1,0 +1,136 @@
+package org.meshjava.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Comparator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The end of {@code mesh demo}'s temporary folder, by whichever comes first of the demo's own end
+ * and a stop by signal (a shutdown hook). Either removes all of the folder; the stop says "stopped
+ * before it ended" only while the demo has not printed everything. Thread-safe: the hook's thread
+ * and the demo's share it, and one of them removes the folder while the other waits.
+ */
+final class DemoStop {
+  /** Where the stop hook is put and taken back: the JVM's ({@link #RUNTIME}), or a test's. */
+  interface Hooks {
+    void add(Thread hook);
+
+    /** Takes {@code hook} back; false where the JVM is already stopping and runs it. */
+    boolean remove(Thread hook);
+  }
+
+  static final Hooks RUNTIME =
+      new Hooks() {
+        @Override
+        public void add(Thread hook) {
+          Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        @Override
+        public boolean remove(Thread hook) {
+          try {
+            return Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            return false;
+          }
+        }
+      };
+
+  private final Hooks hooks;
+  private final PrintStream err;
+  private final Thread hook;
+  private @Nullable Path dir;
+  private boolean printed;
+  private boolean over;
+
+  /**
+   * Puts the stop hook in place before the folder is made, so that no moment leaves it unremoved.
+   */
+  DemoStop(Hooks hooks, PrintStream err) {
+    this.hooks = hooks;
+    this.err = err;
+    this.hook = new Thread(this::stopped, "mesh-demo-stopped");
+    hooks.add(hook);
+  }
+
+  /** The demo made its folder: a stop from now on removes it. */
+  synchronized void made(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Everything the demo prints is out: a stop from now on removes the folder without a word. */
+  synchronized void printed() {
+    printed = true;
+  }
+
+  /**
+   * The demo ends (done, failed, or its folder never made): removes the folder, then the hook. In
+   * that order: a stop after the hook was taken back would cut the removal short (the JVM halts
+   * once its hooks have run), leaving part of the folder; a stop during it waits, then finds it
+   * gone.
+   */
+  void end() throws IOException {
+    try {
+      synchronized (this) {
+        Path d = dir;
+        if (d != null) {
+          removeTemporaryFolder(d);
+        }
+        over = true;
+      }
+    } finally {
+      hooks.remove(hook);
+    }
+  }
+
+  /** What a stop by signal does (the hook's work). */
+  private synchronized void stopped() {
+    if (over) {
+      return;
+    }
+    Path d = dir;
+    if (d == null) {
+      err.println("mesh demo: stopped before it ended");
+      err.flush();
+      return;
+    }
+    String removed;
+    try {
+      removeTemporaryFolder(d);
+      if (printed) {
+        return;
+      }
+      removed = "its temporary journal folder " + d + " was removed";
+    } catch (IOException | RuntimeException e) {
+      removed = "its temporary journal folder " + d + " could not be removed (" + e + ")";
+    }
+    err.println("mesh demo: " + (printed ? "" : "stopped before it ended; ") + removed);
+    err.flush();
+  }
+
+  /**
+   * Removes the whole temporary folder the journal lives in, whatever the journal put there; one
+   * already gone is no error.
+   */
+  private static void removeTemporaryFolder(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (NoSuchFileException alreadyGone) {
+      // Gone while this walked it.
+    } catch (UncheckedIOException u) {
+      if (!(u.getCause() instanceof NoSuchFileException)) {
+        throw u;
+      }
+    }
+  }
+}

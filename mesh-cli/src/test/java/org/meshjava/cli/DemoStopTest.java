@@ -1,0 +1,121 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The demo's stop hook, run here as the JVM would on a signal: at every moment the temporary folder
+ * is removed whole, and "stopped before it ended" is said only before the demo has printed
+ * everything.
+ */
+class DemoStopTest {
+  @TempDir Path tmp;
+
+  private final ByteArrayOutputStream said = new ByteArrayOutputStream();
+  private final PrintStream err = new PrintStream(said, true, StandardCharsets.UTF_8);
+
+  /** Hooks that keep the hook for the test to run, and note whether the folder was there. */
+  private final class Kept implements DemoStop.Hooks {
+    final List<Thread> hooks = new ArrayList<>();
+    final List<Boolean> folderThereWhenTakenBack = new ArrayList<>();
+
+    @Override
+    public void add(Thread hook) {
+      hooks.add(hook);
+    }
+
+    @Override
+    public boolean remove(Thread hook) {
+      folderThereWhenTakenBack.add(Files.exists(tmp.resolve("mesh-demo")));
+      return hooks.remove(hook);
+    }
+  }
+
+  /**
+   * Regression: a stop after the demo printed its last line (while its steward closed) said "mesh
+   * demo: stopped before it ended", though nothing was left undone.
+   */
+  @Test
+  void aStopAfterEverythingPrinted_removesTheFolder_withoutAWord() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    stop.made(folderWithAJournal());
+    stop.printed();
+
+    kept.hooks.getFirst().run();
+
+    assertThat(tmp.resolve("mesh-demo")).doesNotExist();
+    assertThat(said.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  /** A stop while the demo runs removes the folder and says so in one line. */
+  @Test
+  void aStopWhileTheDemoRuns_removesTheFolder_inOneLine() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    Path dir = folderWithAJournal();
+    stop.made(dir);
+
+    kept.hooks.getFirst().run();
+
+    assertThat(dir).doesNotExist();
+    assertThat(said.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "mesh demo: stopped before it ended; its temporary journal folder "
+                + dir
+                + " was removed\n");
+  }
+
+  /**
+   * Regression: the demo's end took its hook back before removing the folder, so a stop between the
+   * two found no hook to run, and the JVM halted the removal part way, leaving part of the folder.
+   * The folder is gone before the hook is taken back.
+   */
+  @Test
+  void theDemosEnd_removesTheFolder_beforeTakingItsHookBack() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    stop.made(folderWithAJournal());
+    stop.printed();
+
+    stop.end();
+
+    assertThat(kept.folderThereWhenTakenBack).containsExactly(false);
+    assertThat(kept.hooks).isEmpty();
+    assertThat(said.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  /**
+   * A stop as the demo ends (the JVM already stopping runs the hook it could not take back) finds
+   * the folder gone, and says nothing.
+   */
+  @Test
+  void aStopAsTheDemoEnds_saysNothing() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    Thread hook = kept.hooks.getFirst();
+    stop.made(folderWithAJournal());
+
+    stop.end();
+    hook.run();
+
+    assertThat(tmp.resolve("mesh-demo")).doesNotExist();
+    assertThat(said.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  private Path folderWithAJournal() throws java.io.IOException {
+    Path dir = Files.createDirectories(tmp.resolve("mesh-demo/segments"));
+    Files.writeString(dir.resolve("1.seg"), "x");
+    Files.writeString(dir.resolveSibling("steward.journal"), "y");
+    return dir.getParent();
+  }
+}
