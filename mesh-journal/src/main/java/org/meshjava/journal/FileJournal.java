@@ -103,7 +103,7 @@ public final class FileJournal implements Journal {
 
   static {
     // JournalFile (internal) reads a held journal through its holder's channel.
-    HeldJournals.register(FileJournal::readHeld);
+    HeldJournals.register(FileJournal::readHeld, FileJournal::heldAs);
   }
 
   /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
@@ -111,6 +111,14 @@ public final class FileJournal implements Journal {
   interface Locker {
     /** Returns the lock, or null if another process holds one. */
     FileLock tryLock(FileChannel channel) throws IOException;
+
+    /**
+     * Opens the journal's file {@code real} to be locked, after its identity was checked; a seam so
+     * a test can put another file under the name in between.
+     */
+    default FileChannel open(Path real) throws IOException {
+      return FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
   }
 
   /**
@@ -480,7 +488,7 @@ public final class FileJournal implements Journal {
     FileChannel ch = null;
     FileLock lock = null;
     try {
-      ch = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      ch = locker.open(real);
       if (!identity.equals(identity(real))) {
         throw new IOException("the file was replaced while it was being opened");
       }
@@ -659,6 +667,19 @@ public final class FileJournal implements Journal {
   }
 
   /**
+   * What this process holds the file of identity {@code identity} as, locked: "a snapshot folder's
+   * lock file", "a journal" (one held or being opened), or null. A file that is either must not be
+   * opened by a read of something else, whose closing would let that lock go ({@link
+   * HeldJournals#openToRead}, {@link FileSnapshotStore}'s reads).
+   */
+  static @Nullable String heldAs(Object identity) {
+    if (SnapshotFolderClaim.holds(identity)) {
+      return "a snapshot folder's lock file";
+    }
+    return holds(identity) ? "a journal" : null;
+  }
+
+  /**
    * Refuses the file {@code path} names, of identity {@code identity}, where it is a snapshot
    * folder's lock file that this process holds (a hard link of it): before it is opened, by a
    * steward's opening and by every read that takes no lock alike. The JDK would refuse a lock on it
@@ -727,13 +748,18 @@ public final class FileJournal implements Journal {
         null);
   }
 
-  /** Undoes a failed opening before its lock was taken, and returns {@code failure} to throw. */
+  /**
+   * Undoes a failed opening before its lock was taken, and returns {@code failure} to throw. The
+   * descriptor may be of a file swapped in under the name since its identity was checked, one this
+   * process holds locked (refused then as replaced, or its lock as overlapping): it is closed only
+   * where that lets no lock of this process go ({@link LockHolder#closeKeepingLocks}).
+   */
   private static JournalException abandon(
       @Nullable FileChannel ch,
       Object identity,
       AtomicReference<FileJournal> slot,
       JournalException failure) {
-    LockHolder.closeQuietly(ch);
+    LockHolder.closeKeepingLocks(ch);
     HELD.remove(identity, slot);
     return failure;
   }
@@ -1066,7 +1092,8 @@ public final class FileJournal implements Journal {
    */
   private static long lastArchived(JournalSegments.Segment segment) throws JournalException {
     Path file = segment.file();
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = HeldJournals.openToRead(file)) {
+      FileChannel ch = read.channel();
       long good = lastNewline(ch, ch.size());
       if (good == 0) {
         return segment.firstSeq() - 1;
@@ -1298,7 +1325,8 @@ public final class FileJournal implements Journal {
         return 0;
       }
       JournalSegments.Segment last = segments.getLast();
-      try (FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.READ)) {
+      try (HeldJournals.ReadChannel read = HeldJournals.openToRead(last.file())) {
+        FileChannel ch = read.channel();
         LineReader lines = new LineReader(ch, 0, ch.size());
         long seq = last.firstSeq();
         while (lines.skip()) {
@@ -1887,8 +1915,10 @@ public final class FileJournal implements Journal {
   }
 
   /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
-  private static boolean copiesTheStartOf(Path copy, FileChannel live) throws IOException {
-    try (FileChannel c = FileChannel.open(copy, StandardOpenOption.READ)) {
+  private static boolean copiesTheStartOf(Path copy, FileChannel live)
+      throws IOException, JournalException {
+    try (HeldJournals.ReadChannel read = HeldJournals.openToRead(copy)) {
+      FileChannel c = read.channel();
       long size = c.size();
       if (size > live.size()) {
         return false;
