@@ -97,13 +97,32 @@ import org.slf4j.LoggerFactory;
 public final class FileJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
 
+  /**
+   * The file a journal's opening on this thread has locked, until the opening ends: its recovery
+   * reads its segments, and one of them that is this file is read through this descriptor ({@link
+   * #heldChannel}).
+   */
+  private static final ThreadLocal<@Nullable LockedFile> OPENING = new ThreadLocal<>();
+
   /** Journals open in this process, by file identity (see the design note). */
   private static final ConcurrentHashMap<Object, AtomicReference<FileJournal>> HELD =
       new ConcurrentHashMap<>();
 
   static {
     // JournalFile (internal) reads a held journal through its holder's channel.
-    HeldJournals.register(FileJournal::readHeld, FileJournal::heldAs);
+    HeldJournals.register(
+        FileJournal::readHeld,
+        new HeldJournals.Holds() {
+          @Override
+          public @Nullable String heldAs(Object identity) {
+            return FileJournal.heldAs(identity);
+          }
+
+          @Override
+          public @Nullable FileChannel channel(Object identity) {
+            return heldChannel(identity);
+          }
+        });
   }
 
   /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
@@ -522,6 +541,7 @@ public final class FileJournal implements Journal {
       locked.release();
       return null;
     }
+    OPENING.set(locked);
     try {
       // Left by an archive killed before its rename. Only a holder of this file's lock writes it
       // (an archive's rename ends its writing), and that is this opener now: a steward starting as
@@ -550,6 +570,8 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       locked.release();
       throw io("cannot recover", path, e);
+    } finally {
+      OPENING.remove();
     }
   }
 
@@ -664,6 +686,22 @@ public final class FileJournal implements Journal {
    */
   static boolean holds(Object identity) {
     return HELD.containsKey(identity);
+  }
+
+  /**
+   * The descriptor of the journal file of identity {@code identity} that a read of it as something
+   * else (a segment) may use with positional reads, never closing it: the held journal's, or the
+   * one an opening on this thread has locked; null where neither is (another thread's opening may
+   * hold it, unpublished: {@link #heldAs} refuses that).
+   */
+  static @Nullable FileChannel heldChannel(Object identity) {
+    LockedFile opening = OPENING.get();
+    if (opening != null && opening.identity().equals(identity)) {
+      return opening.channel();
+    }
+    AtomicReference<FileJournal> slot = HELD.get(identity);
+    FileJournal j = slot == null ? null : slot.get();
+    return j == null ? null : j.file.channel();
   }
 
   /**
