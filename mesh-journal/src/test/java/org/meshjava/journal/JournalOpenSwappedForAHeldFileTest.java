@@ -27,42 +27,44 @@ class JournalOpenSwappedForAHeldFileTest {
   @Test
   void aHeldJournalOpenedInPlaceOfTheCheckedFile_isRefusedOverlapping_andStaysLocked()
       throws Exception {
-    Path held = dir.resolve("held.log");
-    Path other = dir.resolve("other.log");
-    try (FileJournal holder = FileJournal.open(held)) {
-      JournalException e =
-          catchThrowableOfType(
-              JournalException.class, () -> FileJournal.open(other, opening(() -> held)).close());
-      assertThat(e).isNotNull();
-      assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE);
-      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(held);
-      assertThat(holder.locked()).isTrue();
-    }
+    JournalException e = openedWhileHeld(this::held);
+    assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE);
   }
 
   /** The name swapped for a hard link of the held journal between the check and the open. */
   @Test
   void aNameSwappedForAHardLinkOfAHeldJournal_isRefused_andTheJournalStaysLocked()
       throws Exception {
-    Path held = dir.resolve("held.log");
-    Path other = dir.resolve("other.log");
-    try (FileJournal holder = FileJournal.open(held)) {
+    JournalException e =
+        openedWhileHeld(
+            () -> {
+              Files.delete(other());
+              return Files.createLink(other(), held());
+            });
+    assertThat(e.reason()).isIn(JournalException.Reason.IO, JournalException.Reason.LOCKED);
+  }
+
+  private Path held() {
+    return dir.resolve("held.log");
+  }
+
+  private Path other() {
+    return dir.resolve("other.log");
+  }
+
+  /**
+   * The refusal of opening {@code other()} while {@code held()} is held here, the opening's first
+   * open opening what {@code swap} gives; checks the held journal stays locked.
+   */
+  private JournalException openedWhileHeld(Swap swap) throws Exception {
+    try (FileJournal holder = FileJournal.open(held())) {
       JournalException e =
           catchThrowableOfType(
-              JournalException.class,
-              () ->
-                  FileJournal.open(
-                          other,
-                          opening(
-                              () -> {
-                                Files.delete(other);
-                                return Files.createLink(other, held);
-                              }))
-                      .close());
+              JournalException.class, () -> FileJournal.open(other(), opening(swap)).close());
       assertThat(e).isNotNull();
-      assertThat(e.reason()).isIn(JournalException.Reason.IO, JournalException.Reason.LOCKED);
-      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(held);
+      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(held());
       assertThat(holder.locked()).isTrue();
+      return e;
     }
   }
 
