@@ -97,13 +97,32 @@ import org.slf4j.LoggerFactory;
 public final class FileJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
 
+  /**
+   * The file a journal's opening on this thread has locked, until the opening ends: its recovery
+   * reads its segments, and one of them that is this file is read through this descriptor ({@link
+   * #heldChannel}).
+   */
+  private static final ThreadLocal<@Nullable LockedFile> OPENING = new ThreadLocal<>();
+
   /** Journals open in this process, by file identity (see the design note). */
   private static final ConcurrentHashMap<Object, AtomicReference<FileJournal>> HELD =
       new ConcurrentHashMap<>();
 
   static {
     // JournalFile (internal) reads a held journal through its holder's channel.
-    HeldJournals.register(FileJournal::readHeld);
+    HeldJournals.register(
+        FileJournal::readHeld,
+        new HeldJournals.Holds() {
+          @Override
+          public @Nullable String heldAs(Object identity) {
+            return FileJournal.heldAs(identity);
+          }
+
+          @Override
+          public @Nullable FileChannel channel(Object identity) {
+            return heldChannel(identity);
+          }
+        });
   }
 
   /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
@@ -111,6 +130,14 @@ public final class FileJournal implements Journal {
   interface Locker {
     /** Returns the lock, or null if another process holds one. */
     FileLock tryLock(FileChannel channel) throws IOException;
+
+    /**
+     * Opens the journal's file {@code real} to be locked, after its identity was checked; a seam so
+     * a test can put another file under the name in between.
+     */
+    default FileChannel open(Path real) throws IOException {
+      return FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
   }
 
   /**
@@ -480,7 +507,7 @@ public final class FileJournal implements Journal {
     FileChannel ch = null;
     FileLock lock = null;
     try {
-      ch = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      ch = locker.open(real);
       if (!identity.equals(identity(real))) {
         throw new IOException("the file was replaced while it was being opened");
       }
@@ -514,6 +541,7 @@ public final class FileJournal implements Journal {
       locked.release();
       return null;
     }
+    OPENING.set(locked);
     try {
       // Left by an archive killed before its rename. Only a holder of this file's lock writes it
       // (an archive's rename ends its writing), and that is this opener now: a steward starting as
@@ -542,6 +570,8 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       locked.release();
       throw io("cannot recover", path, e);
+    } finally {
+      OPENING.remove();
     }
   }
 
@@ -659,6 +689,35 @@ public final class FileJournal implements Journal {
   }
 
   /**
+   * The descriptor of the journal file of identity {@code identity} that a read of it as something
+   * else (a segment) may use with positional reads, never closing it: the held journal's, or the
+   * one an opening on this thread has locked; null where neither is (another thread's opening may
+   * hold it, unpublished: {@link #heldAs} refuses that).
+   */
+  static @Nullable FileChannel heldChannel(Object identity) {
+    LockedFile opening = OPENING.get();
+    if (opening != null && opening.identity().equals(identity)) {
+      return opening.channel();
+    }
+    AtomicReference<FileJournal> slot = HELD.get(identity);
+    FileJournal j = slot == null ? null : slot.get();
+    return j == null ? null : j.file.channel();
+  }
+
+  /**
+   * What this process holds the file of identity {@code identity} as, locked: "a snapshot folder's
+   * lock file", "a journal" (one held or being opened), or null. A file that is either must not be
+   * opened by a read of something else, whose closing would let that lock go ({@link
+   * HeldJournals#openToRead}, {@link FileSnapshotStore}'s reads).
+   */
+  static @Nullable String heldAs(Object identity) {
+    if (SnapshotFolderClaim.holds(identity)) {
+      return "a snapshot folder's lock file";
+    }
+    return holds(identity) ? "a journal" : null;
+  }
+
+  /**
    * Refuses the file {@code path} names, of identity {@code identity}, where it is a snapshot
    * folder's lock file that this process holds (a hard link of it): before it is opened, by a
    * steward's opening and by every read that takes no lock alike. The JDK would refuse a lock on it
@@ -727,13 +786,18 @@ public final class FileJournal implements Journal {
         null);
   }
 
-  /** Undoes a failed opening before its lock was taken, and returns {@code failure} to throw. */
+  /**
+   * Undoes a failed opening before its lock was taken, and returns {@code failure} to throw. The
+   * descriptor may be of a file swapped in under the name since its identity was checked, one this
+   * process holds locked (refused then as replaced, or its lock as overlapping): it is closed only
+   * where that lets no lock of this process go ({@link LockHolder#closeKeepingLocks}).
+   */
   private static JournalException abandon(
       @Nullable FileChannel ch,
       Object identity,
       AtomicReference<FileJournal> slot,
       JournalException failure) {
-    LockHolder.closeQuietly(ch);
+    LockHolder.closeKeepingLocks(ch);
     HELD.remove(identity, slot);
     return failure;
   }
@@ -1066,7 +1130,8 @@ public final class FileJournal implements Journal {
    */
   private static long lastArchived(JournalSegments.Segment segment) throws JournalException {
     Path file = segment.file();
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = HeldJournals.openToRead(file)) {
+      FileChannel ch = read.channel();
       long good = lastNewline(ch, ch.size());
       if (good == 0) {
         return segment.firstSeq() - 1;
@@ -1298,7 +1363,8 @@ public final class FileJournal implements Journal {
         return 0;
       }
       JournalSegments.Segment last = segments.getLast();
-      try (FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.READ)) {
+      try (HeldJournals.ReadChannel read = HeldJournals.openToRead(last.file())) {
+        FileChannel ch = read.channel();
         LineReader lines = new LineReader(ch, 0, ch.size());
         long seq = last.firstSeq();
         while (lines.skip()) {
@@ -1887,8 +1953,10 @@ public final class FileJournal implements Journal {
   }
 
   /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
-  private static boolean copiesTheStartOf(Path copy, FileChannel live) throws IOException {
-    try (FileChannel c = FileChannel.open(copy, StandardOpenOption.READ)) {
+  private static boolean copiesTheStartOf(Path copy, FileChannel live)
+      throws IOException, JournalException {
+    try (HeldJournals.ReadChannel read = HeldJournals.openToRead(copy)) {
+      FileChannel c = read.channel();
       long size = c.size();
       if (size > live.size()) {
         return false;

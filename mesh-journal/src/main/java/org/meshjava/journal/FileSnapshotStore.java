@@ -428,9 +428,8 @@ public final class FileSnapshotStore implements SnapshotStore {
    * makes one.
    */
   private void requireNotHeld(Path latest) throws IOException, SnapshotException {
-    Object identity = FileJournal.identity(latest.toRealPath());
-    boolean lockFile = SnapshotFolderClaim.holds(identity);
-    if (!lockFile && !FileJournal.holds(identity)) {
+    String heldAs = FileJournal.heldAs(FileJournal.identity(latest.toRealPath()));
+    if (heldAs == null) {
       return;
     }
     throw new SnapshotException(
@@ -438,7 +437,7 @@ public final class FileSnapshotStore implements SnapshotStore {
         "cannot read the latest snapshot "
             + latest
             + ": it is another name (a hard link) of "
-            + (lockFile ? "a snapshot folder's lock file" : "a journal")
+            + heldAs
             + " that this process holds, and opening and closing it would let that lock go; it is"
             + " left as it is. A save never makes one: move it out of "
             + dir,

@@ -219,11 +219,13 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
       return h;
     } catch (SnapshotException e) {
-      LockHolder.closeQuietly(ch);
+      LockHolder.closeKeepingLocks(ch);
       HELD.remove(identity);
       throw e;
     } catch (IOException | OverlappingFileLockException e) {
-      LockHolder.closeQuietly(ch);
+      // Overlapping: a file this process holds was swapped in under the name since it was checked,
+      // and closing this descriptor of it would let that lock go.
+      LockHolder.closeKeepingLocks(ch);
       HELD.remove(identity);
       if (e instanceof NoSuchFileException) {
         return null;

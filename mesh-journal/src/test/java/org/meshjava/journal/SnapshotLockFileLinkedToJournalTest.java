@@ -145,6 +145,12 @@ class SnapshotLockFileLinkedToJournalTest {
 
   /** Another process is refused the journal, and its holder still appends. */
   private static void assertStillLocked(FileJournal held, Path journal) throws Exception {
+    assertLockedToOthers(journal);
+    held.append(FileJournalTest.sealed(0));
+  }
+
+  /** Another process is refused the journal {@code journal}: this process still holds its lock. */
+  static void assertLockedToOthers(Path journal) throws Exception {
     Process other = ChildJvm.start(LockChild.class, journal);
     try {
       assertThat(ChildJvm.firstLine(other))
@@ -153,6 +159,5 @@ class SnapshotLockFileLinkedToJournalTest {
     } finally {
       other.destroyForcibly();
     }
-    held.append(FileJournalTest.sealed(0));
   }
 }

@@ -1694,13 +1694,33 @@ public final class Steward implements AutoCloseable {
       }
       Recovered rec;
       try {
-        rec = recover(j);
+        try {
+          rec = recover(j);
+        } finally {
+          // The snapshot is read in place: a fault compiled code held back is thrown here, inside
+          // the catch below, not at some later read of the steward's.
+          MappedReadFault.deliverPending();
+        }
       } catch (JournalException e) {
         j.close();
         throw new StewardStartException(
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
         throw snapshotsRefused(j, e);
+      } catch (InternalError e) {
+        if (!MappedReadFault.in(e)) {
+          throw e;
+        }
+        // The latest snapshot, mapped, was cut short (rewritten in place) as this start read it.
+        throw snapshotsRefused(
+            j,
+            new SnapshotException(
+                SnapshotException.Reason.IO,
+                "the latest snapshot was cut short on disk while this start read it in place ("
+                    + e.getMessage()
+                    + "); put the whole file back, or remove the cut one so that the next start"
+                    + " replays the journal (SPEC.md 60.8, \"Reading in place\")",
+                e));
       }
       JournalReplay.Result replayed = rec.state().result();
       Gate gate = rec.state().gate();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -46,13 +47,89 @@ public final class HeldJournals {
         throws JournalException;
   }
 
+  /** What this process holds a file as, by the file's identity. */
+  public interface Holds {
+    /**
+     * What this process holds the file of identity {@code identity} as, locked through a descriptor
+     * of its own ("a journal", "a snapshot folder's lock file"); null if it holds no such file.
+     */
+    @Nullable String heldAs(Object identity);
+
+    /**
+     * The descriptor through which this process holds the journal file of identity {@code identity}
+     * locked, where it may be read with positional reads (the journal open, or being opened on this
+     * thread); null otherwise.
+     */
+    @Nullable FileChannel channel(Object identity);
+  }
+
   private static volatile @Nullable Reader reader;
+  private static volatile @Nullable Holds holds;
 
   private HeldJournals() {}
 
-  /** Called once, by {@code FileJournal}'s class initialiser. */
-  public static void register(Reader held) {
+  /**
+   * Called once, by {@code FileJournal}'s class initialiser. Until then no journal is held in this
+   * process, nor a snapshot folder's lock file (a claim initialises {@code FileJournal} before it
+   * takes its lock, to check the two registries against each other).
+   */
+  public static void register(Reader held, Holds heldAs) {
     reader = held;
+    holds = heldAs;
+  }
+
+  /**
+   * Opens {@code file}, a file of the journal's that no lock is taken on (an archived segment, a
+   * killed archive's copy), to read it; refused, before it is opened, where it is another name (a
+   * hard link) of a file this process holds locked, but for a journal open here (or being opened on
+   * this thread), which is read through its holder's descriptor. Closing any descriptor of a file
+   * lets go every POSIX lock this process holds on it, so reading such a file would let another
+   * process open that journal or claim that snapshot folder. A file swapped in between this check
+   * and the open is the one case left, and the descriptor is closed as {@link
+   * LockHolder#closeKeepingLocks} closes one, so that file's lock is kept then too.
+   *
+   * @throws JournalException {@code IO}, naming the file and what it is another name of
+   * @throws IOException if the file cannot be read or opened
+   */
+  public static ReadChannel openToRead(Path file) throws IOException, JournalException {
+    Holds h = holds;
+    if (h != null) {
+      Object identity = identity(file.toRealPath());
+      FileChannel held = h.channel(identity);
+      if (held != null) {
+        // The journal itself under a segment's name: read through its holder's descriptor, so the
+        // read finds what it would (a segment that is no segment), and the lock stays.
+        return new ReadChannel(held, false);
+      }
+      String as = h.heldAs(identity);
+      if (as != null) {
+        throw new JournalException(
+            JournalException.Reason.IO,
+            "cannot read "
+                + file
+                + ": it is another name (a hard link) of "
+                + as
+                + " that this process holds, and opening and closing it would let that lock go;"
+                + " it is left as it is. An archive never makes one: move it out of "
+                + file.toAbsolutePath().getParent(),
+            null);
+      }
+    }
+    return new ReadChannel(FileChannel.open(file, StandardOpenOption.READ), true);
+  }
+
+  /**
+   * A descriptor {@link #openToRead} opened ({@code owned}), closed as {@link
+   * LockHolder#closeKeepingLocks} closes one, or a held journal's, read with positional reads only
+   * and left open. Not thread-safe: one reader's, for one try-with-resources block.
+   */
+  public record ReadChannel(FileChannel channel, boolean owned) implements AutoCloseable {
+    @Override
+    public void close() {
+      if (owned) {
+        LockHolder.closeKeepingLocks(channel);
+      }
+    }
   }
 
   /**

@@ -5,7 +5,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -228,7 +227,8 @@ public final class JournalSegments {
    *     one that is no record, {@code IO}
    */
   private static long firstRecord(Segment s) throws JournalException {
-    try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = HeldJournals.openToRead(s.file())) {
+      FileChannel ch = read.channel();
       byte[] line = new LineReader(ch, 0, ch.size()).next();
       if (line == null) {
         return -1;
@@ -431,7 +431,8 @@ public final class JournalSegments {
       // Where the records of this segment must reach: the next segment's first, or the live file's.
       long next = i + 1 < segments.size() ? segments.get(i + 1).firstSeq() : liveStart;
       checkNamed(s);
-      try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
+      try (HeldJournals.ReadChannel read = HeldJournals.openToRead(s.file())) {
+        FileChannel ch = read.channel();
         long size = ch.size();
         LineReader lines = new LineReader(ch, 0, size);
         long held = s.firstSeq();

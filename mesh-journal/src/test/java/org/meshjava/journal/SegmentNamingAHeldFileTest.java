@@ -1,0 +1,99 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalSegments;
+
+/**
+ * An archived segment that is another name (a hard link) of a file this process holds locked.
+ * Regression: a read of the segments opened it and closed it again, and closing any descriptor of a
+ * file drops every POSIX lock this process holds on it, so another process could then claim the
+ * snapshot folder, or open the journal, while this one still used it. Now such a segment is refused
+ * before it is opened, naming it, and the lock stays.
+ */
+class SegmentNamingAHeldFileTest {
+  @TempDir Path dir;
+
+  @Test
+  void aSegmentThatIsAHardLinkOfAHeldLockFile_isRefusedUnopened_andTheFolderStaysClaimed()
+      throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path segment = archivedFirstFour(journal);
+    Path snaps = dir.resolve("snaps");
+    try (SnapshotFolderClaim claim = new FileSnapshotStore(snaps).claim()) {
+      Path lock = snaps.resolve(SnapshotFolderClaim.LOCK_FILE);
+      Files.delete(segment);
+      Files.createLink(segment, lock);
+
+      assertRefused(
+          segment,
+          "a snapshot folder's lock file",
+          () -> FileJournal.scan(journal, JournalPosition.GENESIS, new HashMap<>(), r -> {}));
+      SnapshotLockFileLinkedToJournalTest.assertStillClaimed(claim, snaps);
+      assertThat(Files.isSameFile(segment, lock)).isTrue();
+    }
+  }
+
+  @Test
+  void aSegmentThatIsAHardLinkOfTheHeldJournal_isReadThroughItsHolder_andTheJournalStaysLocked()
+      throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path segment = archivedFirstFour(journal);
+    try (FileJournal held = FileJournal.open(journal)) {
+      Files.delete(segment);
+      Files.createLink(segment, journal);
+
+      // Read through the holder's descriptor: a segment that begins where the live file does.
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class,
+              () -> held.read(JournalPosition.GENESIS, new HashMap<>(), r -> {}));
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+      assertThat(e.detail())
+          .startsWith(
+              "archived segment " + segment + " is named for record 0 but begins with record 4");
+      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(journal);
+      assertThat(Files.isSameFile(segment, journal)).isTrue();
+    }
+  }
+
+  /** Appends ten records to {@code journal} and archives the first four; returns their segment. */
+  private static Path archivedFirstFour(Path journal) throws Exception {
+    try (FileJournal j = FileJournal.openUnsynced(journal)) {
+      for (int i = 0; i < 10; i++) {
+        j.append(FileJournalStreamTest.sealed(i));
+      }
+    }
+    List<byte[]> lines = JournalFile.read(journal).lines();
+    FileJournal.archive(journal, JournalArchiveTest.positionAt(lines, 4, -1), new HashMap<>());
+    Path segment = JournalSegments.file(journal, 0);
+    assertThat(segment).isRegularFile();
+    return segment;
+  }
+
+  /** {@code read} is refused {@code IO}, naming {@code segment} as another name of {@code what}. */
+  private static void assertRefused(Path segment, String what, ThrowingCallable read) {
+    JournalException e = catchThrowableOfType(JournalException.class, read);
+    assertThat(e).isNotNull();
+    assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(e.detail())
+        .isEqualTo(
+            "cannot read "
+                + segment
+                + ": it is another name (a hard link) of "
+                + what
+                + " that this process holds, and opening and closing it would let that lock go;"
+                + " it is left as it is. An archive never makes one: move it out of "
+                + segment.toAbsolutePath().getParent());
+  }
+}
