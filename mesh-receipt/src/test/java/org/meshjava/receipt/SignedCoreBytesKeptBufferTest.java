@@ -3,6 +3,7 @@ package org.meshjava.receipt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -64,6 +65,38 @@ class SignedCoreBytesKeptBufferTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("unpaired surrogate");
     }
+  }
+
+  /**
+   * The buffer a thread keeps stays at most 16 KiB: a core that grew it past that (three names of 8
+   * 000 characters) leaves a small one behind, so a pool of threads that once sealed a huge core
+   * does not each hold its size. Read through reflection, as nothing else shows it.
+   */
+  @Test
+  void aThreadKeepsAtMost16KiB_afterACoreThatGrewItPastThat() throws Exception {
+    Field kept = SignedCoreBytes.class.getDeclaredField("KEPT");
+    kept.setAccessible(true);
+    ThreadLocal<?> perThread = (ThreadLocal<?>) kept.get(null);
+    int[] lengths;
+    try (ExecutorService one = Executors.newSingleThreadExecutor()) {
+      lengths =
+          one.submit(
+                  () -> {
+                    assertWrittenAsTheMap(named("y".repeat(1_000)));
+                    int grown = keptLength(perThread.get());
+                    assertWrittenAsTheMap(named("x".repeat(8_000)));
+                    return new int[] {grown, keptLength(perThread.get())};
+                  })
+              .get();
+    }
+    assertThat(lengths[0]).as("a 4 KB core's buffer, kept").isBetween(2 << 10, 16 << 10);
+    assertThat(lengths[1]).as("after a 24 KB core").isLessThanOrEqualTo(16 << 10);
+  }
+
+  private static int keptLength(Object write) throws ReflectiveOperationException {
+    Field out = write.getClass().getDeclaredField("out");
+    out.setAccessible(true);
+    return ((byte[]) out.get(write)).length;
   }
 
   @Test
