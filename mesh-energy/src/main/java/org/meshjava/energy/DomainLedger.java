@@ -1502,6 +1502,25 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * A read that held the books past a wait, across the meter's close, failed: its settle is run
+   * here, as after a read that returned, so the channel is released and the counter said to be so
+   * ({@link #notLiveAtClose}). Left to the next taker of the books, which a closed meter may never
+   * have, the channel stayed unreleased, and the caller's {@link #failed} demoted the counter with
+   * a WARN awaiting a re-probe that a closed meter never runs. Anything the settle throws is added
+   * to {@code e}, which the caller throws on.
+   */
+  private void settleCloseAfterFailedRead(Throwable e) {
+    if (!waitRanOut || !releaseUnbooked) {
+      return;
+    }
+    try {
+      settleMissed();
+    } catch (RuntimeException | Error s) {
+      e.addSuppressed(s);
+    }
+  }
+
+  /**
    * Refuses a total that ran backwards, or leapt further than the domain can draw since the last
    * read ({@link EnergyChannel#powerBound()}), or rose further than it can draw since any of the
    * kept earlier totals (a draw past the bound sustained over many reads, each within it alone), as
@@ -1652,7 +1671,13 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
-    long total = readChannel(forProbe);
+    long total;
+    try {
+      total = readChannel(forProbe);
+    } catch (CounterException | RuntimeException | Error e) {
+      settleCloseAfterFailedRead(e);
+      throw e;
+    }
     if (waitRanOut) {
       // A wait for the books ran out during this read: it is the read that held them.
       settleMissed();

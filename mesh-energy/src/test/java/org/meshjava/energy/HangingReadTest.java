@@ -41,6 +41,9 @@ class HangingReadTest {
   // The channel's release blocks as the read does (an NVML shutdown on a wedged board; set by a
   // test).
   private final AtomicBoolean hangNextRelease = new AtomicBoolean();
+  // The read that hangs fails once it returns (a board gone: NVML says so after a while; set by a
+  // test).
+  private final AtomicBoolean hungReadFails = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -56,7 +59,9 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          hangIf(hangNextRead);
+          if (hangIf(hangNextRead) && hungReadFails.get()) {
+            throw new CounterException(CounterIssue.READ_FAILED, "the board is gone");
+          }
           return super.readTotalUj();
         }
 
@@ -72,16 +77,21 @@ class HangingReadTest {
         }
       };
 
-  /** Blocks the calling thread until the test lets it go, if {@code armed} was set; once. */
-  private void hangIf(AtomicBoolean armed) {
-    if (armed.getAndSet(false)) {
-      readHanging.countDown();
-      try {
-        readReturns.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+  /**
+   * Blocks the calling thread until the test lets it go, if {@code armed} was set; once. Returns
+   * whether it blocked.
+   */
+  private boolean hangIf(AtomicBoolean armed) {
+    if (!armed.getAndSet(false)) {
+      return false;
     }
+    readHanging.countDown();
+    try {
+      readReturns.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return true;
   }
 
   /** The fake clock, but for a read set hanging after a probe's next burn ({@link #hangAfter}). */
@@ -409,6 +419,32 @@ class HangingReadTest {
         .contains("its meter was closed meanwhile, so it is released and not re-probed")
         .doesNotContain("re-probe proves it live");
     assertThat(releases).as("released once, at the settle").hasValue(1);
+  }
+
+  /**
+   * Regression: a read that held the books across the meter's close and then failed (rather than
+   * returned a total) left the release to a settle that no one ran once the meter was closed: the
+   * channel (NVML, the RAPL files) was never released, and the counter was demoted with a WARN
+   * promising a re-probe that a closed meter never runs.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_thatThenFails_releasesItsCounter_notAwaitingAReprobe()
+      throws Exception {
+    hungReadFails.set(true);
+    aReadHangs();
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              assertTimeoutPreemptively(NO_HANG, meter::close);
+              readReturns.countDown();
+              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+            });
+
+    assertThat(releases).as("released once, by the read that held the books").hasValue(1);
+    assertThat(log)
+        .contains("its meter was closed meanwhile, so it is released and not re-probed")
+        .doesNotContain("re-probe proves it live");
   }
 
   @Test
