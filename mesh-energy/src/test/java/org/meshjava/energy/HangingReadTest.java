@@ -447,6 +447,28 @@ class HangingReadTest {
         .doesNotContain("re-probe proves it live");
   }
 
+  /**
+   * Regression: a meter's close that gave up waiting for a probe (one of its calls into a channel
+   * hung) returned with every counter unreleased for good, the probe's end releasing nothing; and
+   * an interrupt that came during that wait was swallowed.
+   */
+  @Test
+  void aMeterClosedWhileItsProbeHangs_releasesItsCountersOnceTheProbeEnds() throws Exception {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    meter.closeWait(Duration.ofMillis(50));
+
+    Thread.currentThread().interrupt();
+    meter.close(); // on this thread, which is interrupted; bounded by the 50 ms wait
+    boolean interruptKept = Thread.interrupted();
+
+    assertThat(releases).as("not released under the hung probe").hasValue(0);
+    theReadReturns();
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
+    assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
   @Test
   void holdingClosesToTheStallBoundWhileAReadHangs_doesNotWaitForIt() throws Exception {
     aReadHangs();
