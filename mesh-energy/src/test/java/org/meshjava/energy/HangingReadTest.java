@@ -448,6 +448,34 @@ class HangingReadTest {
   }
 
   /**
+   * Regression: a hung read that returned, and settled, just as the meter's close gave up waiting
+   * for the books (after its wait ran out, before it left the release to the settle) left the
+   * release to a settle no one ran: the channel stayed unreleased for good.
+   */
+  @Test
+  void aReadReturningAsTheMetersCloseGivesUpWaiting_stillHasItsCounterReleased() throws Exception {
+    aReadHangs();
+    AtomicBoolean first = new AtomicBoolean(true);
+    meter
+        .ledger(CPU0)
+        .afterWaitRanOut(
+            () -> {
+              if (first.getAndSet(false)) {
+                try {
+                  theReadReturns();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              }
+            });
+
+    assertTimeoutPreemptively(NO_HANG, meter::close);
+
+    assertThat(first).as("the close's wait ran out").isFalse();
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
    * Regression: a meter's close that gave up waiting for a probe (one of its calls into a channel
    * hung) returned with every counter unreleased for good, the probe's end releasing nothing; and
    * an interrupt that came during that wait was swallowed.
