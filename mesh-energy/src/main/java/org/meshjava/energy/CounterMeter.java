@@ -68,7 +68,10 @@ import org.slf4j.event.Level;
 public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CounterMeter.class);
 
-  /** How long {@link #close()} waits for a probe to stop before it gives up releasing. */
+  /**
+   * How long {@link #close()} waits for a probe to stop before it returns, leaving the release to
+   * the probe's end.
+   */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   /**
@@ -109,6 +112,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final AtomicBoolean warnedProbeFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
+  // Guarded by probeLock. Set when close() gave up waiting for a probe: the last probe to end
+  // releases the counters.
+  private boolean releaseWhenProbesEnd;
+  // How long close() waits for a probe to stop (CLOSE_WAIT, shorter in tests).
+  private volatile long closeWaitNanos = CLOSE_WAIT.toNanos();
   private final String name;
 
   /**
@@ -505,7 +513,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
 
   /**
    * Stops background probes, waits for one in progress to stop (it is interrupted), and then
-   * releases the counters' native resources. Idempotent.
+   * releases the counters' native resources. A probe that does not stop within 30 s (a call into a
+   * counter that hangs) releases them as it ends. Idempotent.
    */
   @Override
   public void close() {
@@ -516,30 +525,50 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
     }
-    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+    long waitNanos = closeWaitNanos;
+    long deadline = System.nanoTime() + waitNanos;
     boolean interrupted = false;
+    boolean gaveUp = false;
     synchronized (probeLock) {
-      while (probesRunning > 0) {
+      while (probesRunning > 0 && !gaveUp) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          LOG.warn(
-              "a liveness probe did not stop within {} s; energy counters are left unreleased",
-              CLOSE_WAIT.toSeconds());
-          return;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(probeLock, left);
-        } catch (InterruptedException e) {
-          interrupted = true;
+          // Left to the probe's end (runProbe): returned unreleased, they stayed so for good.
+          releaseWhenProbesEnd = true;
+          gaveUp = true;
+        } else {
+          try {
+            TimeUnit.NANOSECONDS.timedWait(probeLock, left);
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
         }
       }
     }
-    for (DomainLedger l : ledgers.values()) {
-      l.release();
+    if (gaveUp) {
+      LOG.warn(
+          "a liveness probe did not stop within {} ms; energy counters are released once it ends",
+          waitNanos / 1_000_000);
+    } else {
+      releaseLedgers();
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private void releaseLedgers() {
+    for (DomainLedger l : ledgers.values()) {
+      l.release();
+    }
+  }
+
+  /** Waits at most {@code wait} for a running probe at {@link #close()}; tests. */
+  void closeWait(Duration wait) {
+    if (wait.isNegative() || wait.isZero()) {
+      throw new IllegalArgumentException("wait must be positive: " + wait);
+    }
+    closeWaitNanos = wait.toNanos();
   }
 
   /**
@@ -613,9 +642,17 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     try {
       probeUnderLoad(targets);
     } finally {
+      boolean release;
       synchronized (probeLock) {
         probesRunning--;
         probeLock.notifyAll();
+        release = probesRunning == 0 && releaseWhenProbesEnd;
+        if (release) {
+          releaseWhenProbesEnd = false;
+        }
+      }
+      if (release) {
+        releaseLedgers();
       }
     }
   }

@@ -277,6 +277,9 @@ final class DomainLedger implements LivenessProbe.Target {
   private boolean expiryOwed;
   // Not guarded. Run after a read's expiry counted windows out; a no-op but in tests.
   private volatile Runnable afterCountOut = () -> {};
+  // Not guarded. Run as a wait for the books has run out, before its caller leaves anything for
+  // the settle; a no-op but in tests (the holder returning in that gap, which no fake can time).
+  private volatile Runnable afterWaitRanOut = () -> {};
   private boolean enteringExpired;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
@@ -428,6 +431,7 @@ final class DomainLedger implements LivenessProbe.Target {
     if (!taken) {
       busyFacts = busyFacts();
       waitRanOut = true;
+      afterWaitRanOut.run();
       return false;
     }
     held(doing);
@@ -960,6 +964,14 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * Runs {@code hook} each time a wait for the books has run out, before its caller leaves anything
+   * for the settle; for tests of the holder returning in that gap.
+   */
+  void afterWaitRanOut(Runnable hook) {
+    afterWaitRanOut = Objects.requireNonNull(hook, "hook");
+  }
+
+  /**
    * Runs {@code hook} each time a read's expiry has counted stale windows out, before they leave
    * these books; for tests of a failure there (an allocation), which no channel can cause.
    */
@@ -1326,6 +1338,13 @@ final class DomainLedger implements LivenessProbe.Target {
     if (!takeBooks("the meter's close")) {
       releaseUnbooked = true;
       waitRanOut = true;
+      // The holder may have returned, and settled, between this wait running out and the flag:
+      // then no settle saw it, and a closed meter may never take the books again, which left the
+      // channel unreleased for good. Free now, they are taken once more to settle (and release).
+      if (books.tryLock()) {
+        held("the meter's close");
+        giveBackBooks();
+      }
       return;
     }
     try {
@@ -1502,6 +1521,25 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * A read that held the books past a wait, across the meter's close, failed: its settle is run
+   * here, as after a read that returned, so the channel is released and the counter said to be so
+   * ({@link #notLiveAtClose}). Left to the next taker of the books, which a closed meter may never
+   * have, the channel stayed unreleased, and the caller's {@link #failed} demoted the counter with
+   * a WARN awaiting a re-probe that a closed meter never runs. Anything the settle throws is added
+   * to {@code e}, which the caller throws on.
+   */
+  private void settleCloseAfterFailedRead(Throwable e) {
+    if (!waitRanOut || !releaseUnbooked) {
+      return;
+    }
+    try {
+      settleMissed();
+    } catch (RuntimeException | Error s) {
+      e.addSuppressed(s);
+    }
+  }
+
+  /**
    * Refuses a total that ran backwards, or leapt further than the domain can draw since the last
    * read ({@link EnergyChannel#powerBound()}), or rose further than it can draw since any of the
    * kept earlier totals (a draw past the bound sustained over many reads, each within it alone), as
@@ -1652,7 +1690,13 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
-    long total = readChannel(forProbe);
+    long total;
+    try {
+      total = readChannel(forProbe);
+    } catch (CounterException | RuntimeException | Error e) {
+      settleCloseAfterFailedRead(e);
+      throw e;
+    }
     if (waitRanOut) {
       // A wait for the books ran out during this read: it is the read that held them.
       settleMissed();

@@ -41,6 +41,9 @@ class HangingReadTest {
   // The channel's release blocks as the read does (an NVML shutdown on a wedged board; set by a
   // test).
   private final AtomicBoolean hangNextRelease = new AtomicBoolean();
+  // The read that hangs fails once it returns (a board gone: NVML says so after a while; set by a
+  // test).
+  private final AtomicBoolean hungReadFails = new AtomicBoolean();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -56,7 +59,9 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          hangIf(hangNextRead);
+          if (hangIf(hangNextRead) && hungReadFails.get()) {
+            throw new CounterException(CounterIssue.READ_FAILED, "the board is gone");
+          }
           return super.readTotalUj();
         }
 
@@ -72,16 +77,21 @@ class HangingReadTest {
         }
       };
 
-  /** Blocks the calling thread until the test lets it go, if {@code armed} was set; once. */
-  private void hangIf(AtomicBoolean armed) {
-    if (armed.getAndSet(false)) {
-      readHanging.countDown();
-      try {
-        readReturns.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+  /**
+   * Blocks the calling thread until the test lets it go, if {@code armed} was set; once. Returns
+   * whether it blocked.
+   */
+  private boolean hangIf(AtomicBoolean armed) {
+    if (!armed.getAndSet(false)) {
+      return false;
     }
+    readHanging.countDown();
+    try {
+      readReturns.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return true;
   }
 
   /** The fake clock, but for a read set hanging after a probe's next burn ({@link #hangAfter}). */
@@ -394,6 +404,15 @@ class HangingReadTest {
    */
   @Test
   void aMeterClosedWhileAReadHangs_saysItsCounterIsReleased_notAwaitingAReprobe() throws Exception {
+    closedWhileAReadHangs_theCounterIsReleasedOnce_andSaidSo(meter::counters);
+  }
+
+  /**
+   * Closes the meter while a read hangs, lets the read end, runs {@code afterTheRead}, and checks
+   * that the counter was released once, said so, and not said to await a re-probe.
+   */
+  private void closedWhileAReadHangs_theCounterIsReleasedOnce_andSaidSo(Runnable afterTheRead)
+      throws InterruptedException {
     aReadHangs();
 
     String log =
@@ -402,13 +421,78 @@ class HangingReadTest {
               assertTimeoutPreemptively(NO_HANG, meter::close);
               readReturns.countDown();
               assertTimeoutPreemptively(NO_HANG, () -> holder.join());
-              meter.counters();
+              afterTheRead.run();
             });
 
     assertThat(log)
         .contains("its meter was closed meanwhile, so it is released and not re-probed")
         .doesNotContain("re-probe proves it live");
-    assertThat(releases).as("released once, at the settle").hasValue(1);
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
+   * Regression: a read that held the books across the meter's close and then failed (rather than
+   * returned a total) left the release to a settle that no one ran once the meter was closed: the
+   * channel (NVML, the RAPL files) was never released, and the counter was demoted with a WARN
+   * promising a re-probe that a closed meter never runs.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_thatThenFails_releasesItsCounter_notAwaitingAReprobe()
+      throws Exception {
+    hungReadFails.set(true);
+
+    // Nothing after the read: the books are not taken again, so the read itself must release.
+    closedWhileAReadHangs_theCounterIsReleasedOnce_andSaidSo(() -> {});
+  }
+
+  /**
+   * Regression: a hung read that returned, and settled, just as the meter's close gave up waiting
+   * for the books (after its wait ran out, before it left the release to the settle) left the
+   * release to a settle no one ran: the channel stayed unreleased for good.
+   */
+  @Test
+  void aReadReturningAsTheMetersCloseGivesUpWaiting_stillHasItsCounterReleased() throws Exception {
+    aReadHangs();
+    AtomicBoolean first = new AtomicBoolean(true);
+    meter
+        .ledger(CPU0)
+        .afterWaitRanOut(
+            () -> {
+              if (first.getAndSet(false)) {
+                try {
+                  theReadReturns();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              }
+            });
+
+    assertTimeoutPreemptively(NO_HANG, meter::close);
+
+    assertThat(first).as("the close's wait ran out").isFalse();
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
+   * Regression: a meter's close that gave up waiting for a probe (one of its calls into a channel
+   * hung) returned with every counter unreleased for good, the probe's end releasing nothing; and
+   * an interrupt that came during that wait was swallowed.
+   */
+  @Test
+  void aMeterClosedWhileItsProbeHangs_releasesItsCountersOnceTheProbeEnds() throws Exception {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    meter.closeWait(Duration.ofMillis(50));
+
+    Thread.currentThread().interrupt();
+    meter.close(); // on this thread, which is interrupted; bounded by the 50 ms wait
+    boolean interruptKept = Thread.interrupted();
+
+    assertThat(releases).as("not released under the hung probe").hasValue(0);
+    theReadReturns();
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
+    assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
   }
 
   @Test
