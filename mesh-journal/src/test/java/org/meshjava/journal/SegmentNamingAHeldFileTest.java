@@ -67,6 +67,34 @@ class SegmentNamingAHeldFileTest {
     }
   }
 
+  @Test
+  void aSegmentThatIsAHardLinkOfAHeldJournal_readOnAnInterruptedCallersThread_isRefusedUnread()
+      throws Exception {
+    Path heldPath = dir.resolve("held.log");
+    Path other = dir.resolve("other.log");
+    Path segment = archivedFirstFour(other);
+    try (FileJournal held = FileJournal.open(heldPath)) {
+      Files.delete(segment);
+      Files.createLink(segment, heldPath);
+
+      // A scan reads the segments on the caller's thread; read through the holder's descriptor
+      // there, an interrupt closed that descriptor, and the journal's lock went with it.
+      assertRefused(
+          segment,
+          "a journal",
+          () -> {
+            Thread.currentThread().interrupt();
+            try {
+              JournalFile.scan(other, 4, n -> {}, (r, line) -> {});
+            } finally {
+              Thread.interrupted();
+            }
+          });
+      held.append(FileJournalStreamTest.sealed(0));
+      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(heldPath);
+    }
+  }
+
   /** Appends ten records to {@code journal} and archives the first four; returns their segment. */
   private static Path archivedFirstFour(Path journal) throws Exception {
     try (FileJournal j = FileJournal.openUnsynced(journal)) {

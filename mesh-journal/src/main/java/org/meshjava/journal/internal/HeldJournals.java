@@ -82,11 +82,12 @@ public final class HeldJournals {
    * Opens {@code file}, a file of the journal's that no lock is taken on (an archived segment, a
    * killed archive's copy), to read it; refused, before it is opened, where it is another name (a
    * hard link) of a file this process holds locked, but for a journal open here (or being opened on
-   * this thread), which is read through its holder's descriptor. Closing any descriptor of a file
-   * lets go every POSIX lock this process holds on it, so reading such a file would let another
-   * process open that journal or claim that snapshot folder. A file swapped in between this check
-   * and the open is the one case left, and the descriptor is closed as {@link
-   * LockHolder#closeKeepingLocks} closes one, so that file's lock is kept then too.
+   * this thread), which a journal I/O thread ({@link JournalIo}) reads through its holder's
+   * descriptor. Closing any descriptor of a file lets go every POSIX lock this process holds on it,
+   * so reading such a file would let another process open that journal or claim that snapshot
+   * folder. A file swapped in between this check and the open is the one case left, and the
+   * descriptor is closed as {@link LockHolder#closeKeepingLocks} closes one, so that file's lock is
+   * kept then too.
    *
    * @throws JournalException {@code IO}, naming the file and what it is another name of
    * @throws IOException if the file cannot be read or opened
@@ -96,9 +97,11 @@ public final class HeldJournals {
     if (h != null) {
       Object identity = identity(file.toRealPath());
       FileChannel held = h.channel(identity);
-      if (held != null) {
+      if (held != null && JournalIo.onItsThread()) {
         // The journal itself under a segment's name: read through its holder's descriptor, so the
-        // read finds what it would (a segment that is no segment), and the lock stays.
+        // read finds what it would (a segment that is no segment), and the lock stays. Only on a
+        // journal I/O thread: a caller's thread (a scan, a verify) may be interrupted during the
+        // read, which would close that descriptor and let the lock go; it is refused below.
         return new ReadChannel(held, false);
       }
       String as = h.heldAs(identity);

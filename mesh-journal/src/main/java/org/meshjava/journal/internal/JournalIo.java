@@ -50,7 +50,19 @@ public final class JournalIo {
           new SynchronousQueue<>(),
           Thread.ofPlatform().daemon().name("mesh-journal-io-", 0).factory());
 
+  /** Set on the pool's threads, which only this class runs work on and nobody else interrupts. */
+  private static final ThreadLocal<Boolean> ON_ITS_THREAD = ThreadLocal.withInitial(() -> false);
+
   private JournalIo() {}
+
+  /**
+   * Whether the calling thread is one of this class's I/O threads: one that no caller's interrupt
+   * reaches, so a channel another holder locks through may be read on it (a read interrupted on any
+   * other thread closes the channel, and with it that holder's lock).
+   */
+  public static boolean onItsThread() {
+    return ON_ITS_THREAD.get();
+  }
 
   /**
    * Storage work that returns a value or throws {@code X}.
@@ -80,7 +92,12 @@ public final class JournalIo {
     Outcome<T, X> outcome = new Outcome<>();
     // Cleared for the wait below (get would otherwise throw at once, for ever), set again after.
     boolean interrupted = Thread.interrupted();
-    Future<?> io = POOL.submit(() -> outcome.run(work));
+    Future<?> io =
+        POOL.submit(
+            () -> {
+              ON_ITS_THREAD.set(Boolean.TRUE);
+              outcome.run(work);
+            });
     while (true) {
       try {
         io.get();
