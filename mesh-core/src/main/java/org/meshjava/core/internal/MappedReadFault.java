@@ -45,9 +45,7 @@ public final class MappedReadFault {
   public static boolean in(Throwable e) {
     Throwable at = e;
     for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError
-          && (thrownReadingNativeMemory(at)
-              || String.valueOf(at.getMessage()).contains(HOTSPOT_WORDS))) {
+      if (at instanceof InternalError && (thrownReadingNativeMemory(at) || saysHotspotWords(at))) {
         return true;
       }
     }
@@ -71,6 +69,26 @@ public final class MappedReadFault {
    */
   public static void deliverPending() {
     Thread.holdsLock(MappedReadFault.class);
+  }
+
+  /**
+   * Whether {@code e}'s message has HotSpot's words. An {@link InternalError} of an engine's own
+   * class may build its message in code that throws: asked from every guard that tells the JVM
+   * failing from the code asked failing ({@link JvmFailure}), that throw would end the guard
+   * instead of its typed refusal, so words that cannot be read are not HotSpot's. Only the JVM
+   * failing while building them (other than a stack overflow, the code's own recursion) passes.
+   */
+  private static boolean saysHotspotWords(Throwable e) {
+    String message;
+    try {
+      message = e.getMessage();
+    } catch (RuntimeException | Error unsaid) {
+      if (unsaid instanceof VirtualMachineError && !(unsaid instanceof StackOverflowError)) {
+        throw unsaid;
+      }
+      return false;
+    }
+    return message != null && message.contains(HOTSPOT_WORDS);
   }
 
   /** Whether {@code e}'s first frame is in one of the {@link #NATIVE_MEMORY_READERS}. */
