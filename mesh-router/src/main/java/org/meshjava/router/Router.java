@@ -244,28 +244,11 @@ public final class Router {
       try {
         heldFaults.run();
       } catch (RuntimeException | Error held) {
-        e = atFault(thrown, held);
+        e = MappedReadFault.atFault(thrown, held);
       }
       JvmFailure.passIfFailing(e);
       return failedWhileJudged(name, rating, estimate, e);
     }
-  }
-
-  /**
-   * What the judging failed with when a held-back fault surfaced after the backend's throw: the
-   * fault, the backend's throw suppressed on it; unless that throw is the JVM failing ({@link
-   * JvmFailure}), which stays what it is.
-   */
-  private static Throwable atFault(Throwable thrown, Throwable held) {
-    if (thrown == held) {
-      return held;
-    }
-    if (JvmFailure.isFailing(thrown)) {
-      thrown.addSuppressed(held);
-      return thrown;
-    }
-    held.addSuppressed(thrown);
-    return held;
   }
 
   private static RouteCandidate failedWhileJudged(

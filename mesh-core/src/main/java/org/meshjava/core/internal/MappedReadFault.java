@@ -1,6 +1,7 @@
 package org.meshjava.core.internal;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells the JVM's fault for a read of a file mapped into memory past the end it has now (a snapshot
@@ -69,6 +70,25 @@ public final class MappedReadFault {
    */
   public static void deliverPending() {
     Thread.holdsLock(MappedReadFault.class);
+  }
+
+  /**
+   * What a guarded region failed with when {@code held}, a fault {@link #deliverPending} threw at
+   * its end, surfaced after the region's code threw {@code thrown} (over the garbage the faulted
+   * read gave, say): the fault, which explains that throw, the throw suppressed on it; unless the
+   * throw is the JVM failing ({@link JvmFailure}), which stays what it is, the fault suppressed on
+   * it. With no throw, or the fault itself thrown, the fault.
+   */
+  public static Throwable atFault(@Nullable Throwable thrown, Throwable held) {
+    if (thrown == null || thrown == held) {
+      return held;
+    }
+    if (JvmFailure.isFailing(thrown)) {
+      thrown.addSuppressed(held);
+      return thrown;
+    }
+    held.addSuppressed(thrown);
+    return held;
   }
 
   /**
