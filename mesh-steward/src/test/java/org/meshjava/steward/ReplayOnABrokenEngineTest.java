@@ -71,20 +71,24 @@ class ReplayOnABrokenEngineTest {
   void anEngineAccessorThatThrows_isTheEngineFailedVerdict() throws Exception {
     ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
     for (String which : new String[] {"recipe", "weights", "deterministic"}) {
-      ReplayVerdict v =
-          ReplayTest.replay(
-              s,
-              new Breaks(which, new IllegalStateException(which + " unreadable")),
-              Optional.empty());
-      assertThat(v)
-          .as(which)
-          .isInstanceOfSatisfying(
-              ReplayVerdict.NotReplayable.class,
-              n -> {
-                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
-                assertThat(n.detail()).contains(which + " unreadable");
-              });
+      assertEngineFailed(
+          s,
+          new Breaks(which, new IllegalStateException(which + " unreadable")),
+          which + " unreadable");
     }
+  }
+
+  /** Replays {@code s} on {@code engine}: the verdict must be ENGINE_FAILED with {@code detail}. */
+  private static void assertEngineFailed(ReplayTest.Sealed s, Breaks engine, String detail)
+      throws Exception {
+    assertThat(ReplayTest.replay(s, engine, Optional.empty()))
+        .as(engine.which)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.NotReplayable.class,
+            n -> {
+              assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+              assertThat(n.detail()).contains(detail);
+            });
   }
 
   /**
@@ -95,17 +99,10 @@ class ReplayOnABrokenEngineTest {
   void anEngineThrowWhoseWordsThrow_isTheEngineFailedVerdict() throws Exception {
     ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
     for (String which : new String[] {"serve", "weights"}) {
-      ReplayVerdict v =
-          ReplayTest.replay(
-              s, new Breaks(which, new EngineThrowsOddlyTest.Unsayable()), Optional.empty());
-      assertThat(v)
-          .as(which)
-          .isInstanceOfSatisfying(
-              ReplayVerdict.NotReplayable.class,
-              n -> {
-                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
-                assertThat(n.detail()).contains(EngineThrowsOddlyTest.Unsayable.class.getName());
-              });
+      assertEngineFailed(
+          s,
+          new Breaks(which, new EngineThrowsOddlyTest.Unsayable()),
+          EngineThrowsOddlyTest.Unsayable.class.getName());
     }
   }
 
