@@ -14,6 +14,7 @@ import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.core.internal.OperatorText;
 
 /**
@@ -40,6 +41,14 @@ public final class Router {
   private final Map<String, ServeLimits> caps;
 
   /**
+   * Run last in each backend's judging: it throws there a fault of a mapped read (the weights a
+   * rule names, say) that the engine's compiled code held back, so that it refuses that backend
+   * (SPEC.md §60.8, "When the fault is thrown"), never surfacing at a later poll past the judging,
+   * in another backend's or in the steward's next region, where it would be blamed on that.
+   */
+  private final Runnable heldFaults;
+
+  /**
    * Creates a router over {@code backends} in registration order.
    *
    * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name is
@@ -58,6 +67,17 @@ public final class Router {
    * @throws IllegalArgumentException as {@link #Router(List)}, or if a cap names no backend
    */
   public Router(List<? extends ServingEngine> backends, Map<String, ServeLimits> caps) {
+    this(backends, caps, MappedReadFault::deliverPending);
+  }
+
+  /**
+   * As {@link #Router(List, Map)}, each backend's judging ending with {@code heldFaults}: {@link
+   * MappedReadFault#deliverPending}, or a test's throw of the fault standing in for it (a real one
+   * needs compiled code reading a file cut short under it).
+   */
+  Router(
+      List<? extends ServingEngine> backends, Map<String, ServeLimits> caps, Runnable heldFaults) {
+    this.heldFaults = Objects.requireNonNull(heldFaults, "heldFaults");
     if (backends.isEmpty()) {
       throw new IllegalArgumentException("a router needs at least one backend");
     }
@@ -193,9 +213,19 @@ public final class Router {
       // Read once: the candidate must record the rating it was judged on, which the steward seals
       // as the advertised level; nothing obliges an engine to answer the same twice.
       rating = Objects.requireNonNull(b.fidelity(), "fidelity()");
-      return new RouteCandidate(
-          name, rating, estimate, judge(b, rating, estimate, request, rule, limits(b, name)));
-    } catch (RuntimeException | Error e) {
+      Optional<Inadmissibility> refusal =
+          judge(b, rating, estimate, request, rule, limits(b, name));
+      heldFaults.run();
+      return new RouteCandidate(name, rating, estimate, refusal);
+    } catch (RuntimeException | Error thrown) {
+      // A throw ends the judging too: the backend's code may have thrown over the garbage a
+      // faulted read gave, the fault still held back; taken here, the throw is suppressed on it.
+      Throwable e = thrown;
+      try {
+        heldFaults.run();
+      } catch (RuntimeException | Error held) {
+        e = MappedReadFault.atFault(thrown, held);
+      }
       JvmFailure.passIfFailing(e);
       return failedWhileJudged(name, rating, estimate, e);
     }

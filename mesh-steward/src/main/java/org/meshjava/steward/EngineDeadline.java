@@ -10,6 +10,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.router.RouteDecision;
 
 /**
@@ -97,15 +98,7 @@ final class EngineDeadline {
    * that throw is the JVM failing ({@link JvmFailure}), which stays what it is.
    */
   static Throwable atFault(@Nullable Throwable failed, Throwable held) {
-    if (failed == null || failed == held) {
-      return held;
-    }
-    if (JvmFailure.isFailing(failed)) {
-      failed.addSuppressed(held);
-      return failed;
-    }
-    held.addSuppressed(failed);
-    return held;
+    return MappedReadFault.atFault(failed, held);
   }
 
   /** The engine did not return within the deadline; its late result is never used. */

@@ -135,7 +135,7 @@ public final class Replayer {
       JvmFailure.passIfFailing(e);
       return notReplayable(
           ReplayVerdict.Reason.ENGINE_FAILED,
-          "backend " + name + " failed to re-serve: " + e.getMessage());
+          "backend " + name + " failed to re-serve: " + reasonOf(e));
     }
     // The weights must also hold across the re-run, as they must across a serve (§2).
     otherWeights = otherWeights(receipt, engine);
@@ -185,8 +185,19 @@ public final class Replayer {
       return Objects.requireNonNull(question.get(), what);
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
-      throw new EngineAskFailed("the engine failed while asked " + what + ": " + e);
+      throw new EngineAskFailed(
+          "the engine failed while asked " + what + ": " + EngineWords.describe(e));
     }
+  }
+
+  /**
+   * What the engine's throw says, read through {@link EngineWords}: its message and {@code
+   * toString} are the engine's code and may throw, which would end the replay with that throw
+   * instead of its one verdict. Its class's name where it has no message.
+   */
+  private static String reasonOf(Throwable e) {
+    String message = EngineWords.messageOf(e);
+    return message != null ? message : EngineWords.describe(e);
   }
 
   /** An engine that threw when asked something, carried to the replay's verdict. */

@@ -43,10 +43,12 @@ class EngineDeadlineHandOverTest {
                           throw new EngineException("the engine's own failure");
                         }));
 
+    // A deadline no loaded machine reaches: the wait must end by the hand-over, not the clock (with
+    // a short one, an engine thread started late would be an overrun, the test flaky).
     Throwable t =
         assertTimeoutPreemptively(
-            Duration.ofSeconds(5),
-            () -> catchThrowable(() -> call.await(engine, Duration.ofMillis(100))));
+            Duration.ofSeconds(10),
+            () -> catchThrowable(() -> call.await(engine, Duration.ofMinutes(5))));
 
     assertThat(t).isSameAs(oom);
     engine.join(5_000);

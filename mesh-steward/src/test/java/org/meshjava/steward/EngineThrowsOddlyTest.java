@@ -70,6 +70,35 @@ class EngineThrowsOddlyTest {
   }
 
   /**
+   * Regression: the refusal's words look for the JVM's mapped-read fault among the causes, and read
+   * the message of an {@link InternalError} of the engine's own class, which threw: that throw
+   * ended the serve instead of the typed refusal.
+   */
+  @Test
+  void anEngineThrowCausedByAnInternalErrorWhoseWordsThrow_isRefusedEngineFailed()
+      throws Exception {
+    InternalError unsayable =
+        new InternalError() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public String getMessage() {
+            throw new IllegalStateException("no words");
+          }
+        };
+    Throwable t =
+        serveOn(
+            new StewardGrantTest.Delegating(GrantFixture.ref()) {
+              @Override
+              public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+                throw new EngineException("its kernel failed", unsayable);
+              }
+            });
+
+    assertThat(t.getMessage()).endsWith(" failed: its kernel failed");
+  }
+
+  /**
    * Regression: a question's refusal (its weights after the work) was built with the exception's
    * {@code toString}, which threw past the serve.
    */

@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 
 /**
@@ -50,6 +54,12 @@ class ReplayOnABrokenEngineTest {
     }
 
     @Override
+    public EngineResult serve(ServeRequest request, TokenSequence payload) throws EngineException {
+      maybe("serve");
+      return delegate().serve(request, payload);
+    }
+
+    @Override
     public boolean deterministic() {
       maybe("deterministic");
       return delegate().deterministic();
@@ -61,19 +71,38 @@ class ReplayOnABrokenEngineTest {
   void anEngineAccessorThatThrows_isTheEngineFailedVerdict() throws Exception {
     ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
     for (String which : new String[] {"recipe", "weights", "deterministic"}) {
-      ReplayVerdict v =
-          ReplayTest.replay(
-              s,
-              new Breaks(which, new IllegalStateException(which + " unreadable")),
-              Optional.empty());
-      assertThat(v)
-          .as(which)
-          .isInstanceOfSatisfying(
-              ReplayVerdict.NotReplayable.class,
-              n -> {
-                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
-                assertThat(n.detail()).contains(which + " unreadable");
-              });
+      assertEngineFailed(
+          s,
+          new Breaks(which, new IllegalStateException(which + " unreadable")),
+          which + " unreadable");
+    }
+  }
+
+  /** Replays {@code s} on {@code engine}: the verdict must be ENGINE_FAILED with {@code detail}. */
+  private static void assertEngineFailed(ReplayTest.Sealed s, Breaks engine, String detail)
+      throws Exception {
+    assertThat(ReplayTest.replay(s, engine, Optional.empty()))
+        .as(engine.which)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.NotReplayable.class,
+            n -> {
+              assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+              assertThat(n.detail()).contains(detail);
+            });
+  }
+
+  /**
+   * Regression: the verdict's detail was built from the throw's message ({@code serve}) or its
+   * {@code toString} (an accessor), which are the engine's code too and threw out of the replay.
+   */
+  @Test
+  void anEngineThrowWhoseWordsThrow_isTheEngineFailedVerdict() throws Exception {
+    ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
+    for (String which : new String[] {"serve", "weights"}) {
+      assertEngineFailed(
+          s,
+          new Breaks(which, new EngineThrowsOddlyTest.Unsayable()),
+          EngineThrowsOddlyTest.Unsayable.class.getName());
     }
   }
 

@@ -1,6 +1,7 @@
 package org.meshjava.core.internal;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells the JVM's fault for a read of a file mapped into memory past the end it has now (a snapshot
@@ -45,9 +46,7 @@ public final class MappedReadFault {
   public static boolean in(Throwable e) {
     Throwable at = e;
     for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError
-          && (thrownReadingNativeMemory(at)
-              || String.valueOf(at.getMessage()).contains(HOTSPOT_WORDS))) {
+      if (at instanceof InternalError && (thrownReadingNativeMemory(at) || saysHotspotWords(at))) {
         return true;
       }
     }
@@ -71,6 +70,45 @@ public final class MappedReadFault {
    */
   public static void deliverPending() {
     Thread.holdsLock(MappedReadFault.class);
+  }
+
+  /**
+   * What a guarded region failed with when {@code held}, a fault {@link #deliverPending} threw at
+   * its end, surfaced after the region's code threw {@code thrown} (over the garbage the faulted
+   * read gave, say): the fault, which explains that throw, the throw suppressed on it; unless the
+   * throw is the JVM failing ({@link JvmFailure}), which stays what it is, the fault suppressed on
+   * it. With no throw, or the fault itself thrown, the fault.
+   */
+  public static Throwable atFault(@Nullable Throwable thrown, Throwable held) {
+    if (thrown == null || thrown == held) {
+      return held;
+    }
+    if (JvmFailure.isFailing(thrown)) {
+      thrown.addSuppressed(held);
+      return thrown;
+    }
+    held.addSuppressed(thrown);
+    return held;
+  }
+
+  /**
+   * Whether {@code e}'s message has HotSpot's words. An {@link InternalError} of an engine's own
+   * class may build its message in code that throws: asked from every guard that tells the JVM
+   * failing from the code asked failing ({@link JvmFailure}), that throw would end the guard
+   * instead of its typed refusal, so words that cannot be read are not HotSpot's. Only the JVM
+   * failing while building them (other than a stack overflow, the code's own recursion) passes.
+   */
+  private static boolean saysHotspotWords(Throwable e) {
+    String message;
+    try {
+      message = e.getMessage();
+    } catch (RuntimeException | Error unsaid) {
+      if (unsaid instanceof VirtualMachineError && !(unsaid instanceof StackOverflowError)) {
+        throw unsaid;
+      }
+      return false;
+    }
+    return message != null && message.contains(HOTSPOT_WORDS);
   }
 
   /** Whether {@code e}'s first frame is in one of the {@link #NATIVE_MEMORY_READERS}. */

@@ -49,6 +49,27 @@ class MappedReadFaultTest {
   }
 
   /**
+   * Regression: an {@link InternalError} of an engine's own class whose message throws was read
+   * unguarded, so every guard that asks {@link JvmFailure} about an engine's throw ended with the
+   * message's throw instead of its typed refusal.
+   */
+  @Test
+  void anInternalErrorWhoseMessageThrows_isNot_andItsThrowEndsNothing() {
+    InternalError unsayable =
+        new InternalError() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public String getMessage() {
+            throw new IllegalStateException("no words");
+          }
+        };
+    assertThat(MappedReadFault.in(unsayable)).isFalse();
+    assertThat(JvmFailure.isFailing(new IllegalStateException("wrapped", unsayable))).isFalse();
+    assertThat(JvmFailure.isFailing(unsayable)).isTrue();
+  }
+
+  /**
    * The fault as the JVM throws it on a pool's worker and hands it back to the caller, as Jlama's
    * forward pass runs its matrix work: through {@code join} (the pool's copy of the error, the
    * worker's as its cause) and through {@code get} (an {@link ExecutionException} around it).
