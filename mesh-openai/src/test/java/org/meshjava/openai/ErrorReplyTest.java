@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.internal.WellFormedText;
 
 /** OpenAI's error shape as the binding writes it (SPEC.md section 70, Errors). */
 class ErrorReplyTest {
@@ -33,6 +34,19 @@ class ErrorReplyTest {
   void aMessage_echoingHostileCharacters_isOneSafeLine() {
     assertThat(message("model a\u2028b\u2029c\u0085d\u001b[2J\u202ee"))
         .isEqualTo("model a b c d<U+001B>[2J<U+202E>e");
+  }
+
+  /**
+   * The cut at 1000 characters falls between code points: a pair cut in two would leave an unpaired
+   * surrogate, which has no UTF-8 (a client's JSON reader gets a broken string, and Python's SDK
+   * fails printing it).
+   */
+  @Test
+  void aMessage_cutAt1000Characters_neverSplitsASurrogatePair() {
+    String m = message("m".repeat(999) + "\uD83D\uDE00" + "x");
+
+    assertThat(WellFormedText.unpairedSurrogate(m)).isEqualTo(-1);
+    assertThat(m).isEqualTo("m".repeat(999) + "…");
   }
 
   /** Our own bug: never shown, never to be resent on its own (the resend could be served twice). */
