@@ -1674,6 +1674,63 @@ final class JournalSchema {
   }
 
   /**
+   * Refuses a record table whose {@code seq} or {@code line} no longer has the type the journal
+   * created it with, which its batch insert refuses (SPEC.md 60.7, "Tables"): a DBA's {@code ALTER
+   * COLUMN line TYPE text} left every record reading back (the driver hands a text's bytes as they
+   * are), so the steward opened, and then failed its journal at its first record, after every
+   * restart. Asked at opening, before the lock, as the collations are.
+   */
+  static void refuseRetypedColumns(Connection c, JournalTables t) throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT t.relname, a.attname,"
+                    + " pg_catalog.format_type(a.atttypid, a.atttypmod), w.typ::pg_catalog.text,"
+                    + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
+                    + " FROM (VALUES ("
+                    + t.oid("'mesh_journal_record'")
+                    + ", 'seq', 'pg_catalog.int8'::pg_catalog.regtype), ("
+                    + t.oid("'mesh_journal_record'")
+                    + ", 'line', 'pg_catalog.bytea'::pg_catalog.regtype)) AS w(rel, col, typ)"
+                    + " JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) w.rel"
+                    + " AND a.attname OPERATOR(pg_catalog.=) w.col::pg_catalog.name"
+                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                    + " JOIN pg_catalog.pg_namespace n"
+                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                    + " WHERE NOT a.attisdropped"
+                    + " AND a.atttypid OPERATOR(pg_catalog.<>) w.typ::pg_catalog.oid"
+                    + " ORDER BY 1, 2")) {
+      while (rs.next()) {
+        found.add(
+            "column "
+                + rs.getString(2)
+                + " of table "
+                + rs.getString(1)
+                + " has type "
+                + rs.getString(3)
+                + ", not the "
+                + rs.getString(4)
+                + " the journal created it with (fix: ALTER TABLE "
+                + rs.getString(5)
+                + " ALTER COLUMN "
+                + quoted(rs.getString(2))
+                + " TYPE "
+                + rs.getString(4)
+                + " USING what undoes its conversion)");
+      }
+    }
+    if (!found.isEmpty()) {
+      throw new SQLException(
+          String.join("; ", found)
+              + ". The table was altered by hand, and the journal would store its records"
+              + " converted, in a form that does not read back as them. Put the column back, then"
+              + " start the steward",
+          OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /**
    * Table {@code table} of {@code t}'s schema as a statement an operator copies names it: with its
    * schema, each part quoted where it must be (by the server's rules), so that it reaches this
    * table whatever the search path of the session it is run in ({@code table} alone where the

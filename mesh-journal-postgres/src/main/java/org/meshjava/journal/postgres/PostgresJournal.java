@@ -241,6 +241,7 @@ public final class PostgresJournal implements Journal {
       boolean homed = JournalSchema.create(c, t);
       JournalSchema.refuseUncheckedWriters(c, t);
       JournalSchema.refuseNondeterministicCollations(c, t);
+      JournalSchema.refuseRetypedColumns(c, t);
       Held held = lock(c, t, name, location);
       // At once, before anything is raised: under a pooling proxy that hands each transaction to
       // whichever server connection is free, the lock stays with a connection the steward no

@@ -78,7 +78,7 @@ class PostgresNulledColumnTest {
   }
 
   /** A journal in a database of its own, written and closed, then changed by a DBA. */
-  private record Written(PostgresLocation where, String name) {
+  record Written(PostgresLocation where, String name) {
     /** Writes {@code count} records, closes the journal, then runs the DBA's {@code changes}. */
     static Written records(int count, String... changes) throws Exception {
       String database = server.newDatabase();
