@@ -213,6 +213,27 @@ class LauncherJavaOptionsRefusedTest {
     }
   }
 
+  /**
+   * Regression: the module options that take the next word as their value, other than the four
+   * {@code --add-...} ones and {@code --enable-native-access}, had their value refused as "no JVM
+   * option (each begins with -), nor the value of one before it", though the JVM takes them.
+   */
+  @Test
+  void everyModuleOptionsNextWordValue_isAskedAboutInItsOneWordForm() throws Exception {
+    Path jdk = askingJdk();
+    Files.createDirectories(root.resolve("mesh-cli/target"));
+    LauncherCopy.Ran ran =
+        keyShow(
+            jdk,
+            "--limit-modules java.base,java.logging --patch-module m.x=patches"
+                + " --upgrade-module-path up");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly(
+            "--limit-modules=java.base,java.logging --patch-module=m.x=patches"
+                + " --upgrade-module-path=up -version");
+  }
+
   /** An agent whose file is there is left to the real run, unasked. */
   @Test
   void anAgentWhoseFileIsThere_isLeftToTheRealRun() throws Exception {
