@@ -234,6 +234,36 @@ class LauncherJavaOptionsRefusedTest {
                 + " --upgrade-module-path=up -version");
   }
 
+  /**
+   * Regression: an option after which the JVM prints or checks something and exits before the main
+   * class runs was asked about, passed, and went to the real run, which ended at once without
+   * running the command: {@code --dry-run} with status 0 and not a word.
+   */
+  @Test
+  void optionsThatEndTheJvmBeforeTheCommand_areRefusedInOneLine() throws Exception {
+    for (String o :
+        new String[] {
+          "--dry-run",
+          "-version",
+          "--version",
+          "--help",
+          "-?",
+          "-X",
+          "--help-extra",
+          "--list-modules",
+          "--validate-modules",
+          "--describe-module=java.base",
+          "-d"
+        }) {
+      assertThat(refusal("-Xmx1g " + o))
+          .isEqualTo(
+              "mesh: MESH_JAVA_OPTS holds '"
+                  + o
+                  + "', which stops the JVM before the mesh"
+                  + " command runs");
+    }
+  }
+
   /** An agent whose file is there is left to the real run, unasked. */
   @Test
   void anAgentWhoseFileIsThere_isLeftToTheRealRun() throws Exception {
