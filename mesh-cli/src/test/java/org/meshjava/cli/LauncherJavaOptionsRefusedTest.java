@@ -213,6 +213,57 @@ class LauncherJavaOptionsRefusedTest {
     }
   }
 
+  /**
+   * Regression: the module options that take the next word as their value, other than the four
+   * {@code --add-...} ones and {@code --enable-native-access}, had their value refused as "no JVM
+   * option (each begins with -), nor the value of one before it", though the JVM takes them.
+   */
+  @Test
+  void everyModuleOptionsNextWordValue_isAskedAboutInItsOneWordForm() throws Exception {
+    Path jdk = askingJdk();
+    Files.createDirectories(root.resolve("mesh-cli/target"));
+    LauncherCopy.Ran ran =
+        keyShow(
+            jdk,
+            "--limit-modules java.base,java.logging --patch-module m.x=patches"
+                + " --upgrade-module-path up");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly(
+            "--limit-modules=java.base,java.logging --patch-module=m.x=patches"
+                + " --upgrade-module-path=up -version");
+  }
+
+  /**
+   * Regression: an option after which the JVM prints or checks something and exits before the main
+   * class runs was asked about, passed, and went to the real run, which ended at once without
+   * running the command: {@code --dry-run} with status 0 and not a word.
+   */
+  @Test
+  void optionsThatEndTheJvmBeforeTheCommand_areRefusedInOneLine() throws Exception {
+    for (String o :
+        new String[] {
+          "--dry-run",
+          "-version",
+          "--version",
+          "--help",
+          "-?",
+          "-X",
+          "--help-extra",
+          "--list-modules",
+          "--validate-modules",
+          "--describe-module=java.base",
+          "-d"
+        }) {
+      assertThat(refusal("-Xmx1g " + o))
+          .isEqualTo(
+              "mesh: MESH_JAVA_OPTS holds '"
+                  + o
+                  + "', which stops the JVM before the mesh"
+                  + " command runs");
+    }
+  }
+
   /** An agent whose file is there is left to the real run, unasked. */
   @Test
   void anAgentWhoseFileIsThere_isLeftToTheRealRun() throws Exception {
