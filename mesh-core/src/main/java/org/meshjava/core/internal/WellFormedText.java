@@ -9,9 +9,11 @@ import org.meshjava.core.Recipe;
  * backend's name on a receipt (§4) and a prompt's text, whose bytes a request id addresses (§3.1),
  * all need one. Each caller refuses in its own words; the rule is this class's alone.
  *
- * <p>API rather than an internal package: records that every module builds ({@link Recipe}) and the
- * router check names with it, and an engine module's tests run the router on the class path, where
- * a qualified export does not reach.
+ * <p>Internal, exported only to the router and the HTTP binding, which refuse names and bodies by
+ * it; core's own records ({@link Recipe}, {@code PromptText}, {@code CborText}) call it from inside
+ * this module. Where the router runs on the class path beside a modular mesh-core (an engine
+ * module's tests), the qualified export does not reach it, and those tests export this package to
+ * the class path with {@code --add-exports}, as they already do for {@code JvmFailure}.
  *
  * <p>Stateless and thread-safe.
  */
