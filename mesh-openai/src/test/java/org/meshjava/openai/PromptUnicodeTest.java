@@ -82,6 +82,24 @@ class PromptUnicodeTest {
     assertThat(f.post("/v1/chat/completions", chatBody("a?")).status()).isEqualTo(200);
   }
 
+  /**
+   * A streamed body is refused as a whole one is: 400 {@code invalid_unicode} as JSON, before any
+   * event, since the prompt is checked before the reply's shape is chosen.
+   */
+  @Test
+  void streamedBody_withALoneSurrogate_isRefusedAsJsonBeforeAnyEvent() throws Exception {
+    for (String bad : illFormed()) {
+      String chat =
+          "{\"model\":\"auto\",\"max_tokens\":8,\"stream\":true,"
+              + "\"messages\":[{\"role\":\"user\",\"content\":"
+              + quote(bad)
+              + "}]}";
+      f.post("/v1/chat/completions", chat).error(400, "invalid_unicode");
+      f.post("/v1/responses", "{\"stream\":true,\"input\":" + quote(bad) + "}")
+          .error(400, "invalid_unicode");
+    }
+  }
+
   @Test
   void prompt_withAWholePair_hashesItsExactUtf8() throws Exception {
     String emoji = "a\ud83d\ude00";

@@ -7,9 +7,11 @@ package org.meshjava.core.internal;
  * backend's name on a receipt (§4) and a prompt's text, whose bytes a request id addresses (§3.1),
  * all need one. Each caller refuses in its own words; the rule is this class's alone.
  *
- * <p>Internal: core's own records use it in their module, and the package is exported only to the
- * router and the HTTP binding, which refuse by it too (and by {@link OperatorText}, whose refused
- * characters include what this rule finds).
+ * <p>Internal, exported only to the router and the HTTP binding, which refuse names and bodies by
+ * it; core's own records ({@code Recipe}, {@code PromptText}, {@code CborText}) call it from inside
+ * this module. Where the router runs on the class path beside a modular mesh-core (an engine
+ * module's tests), the qualified export does not reach it, and those tests export this package to
+ * the class path with {@code --add-exports}, as they already do for {@code JvmFailure}.
  *
  * <p>Stateless and thread-safe.
  */
