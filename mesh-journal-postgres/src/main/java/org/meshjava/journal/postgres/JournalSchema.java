@@ -1662,14 +1662,22 @@ final class JournalSchema {
                 + ", or the constraint it serves)");
       }
     }
+    refuseFound(
+        found,
+        "Under it two journals whose names differ only in case or accents are one: a steward would"
+            + " raise the other's epoch and read its records as its own. Put the column back to the"
+            + " database's collation (or drop the index), then start the steward");
+  }
+
+  /**
+   * Refuses the opening with what an opening check {@code found} wrong with the schema, each
+   * finding with its fix, followed by why it matters and what to do ({@code consequence}); nothing
+   * found, nothing refused.
+   */
+  private static void refuseFound(List<String> found, String consequence) throws SQLException {
     if (!found.isEmpty()) {
       throw new SQLException(
-          String.join("; ", found)
-              + ". Under it two journals whose names differ only in case or accents are one: a"
-              + " steward would raise the other's epoch and read its records as its own. Put the"
-              + " column back to the database's collation (or drop the index), then start the"
-              + " steward",
-          OBJECT_NOT_IN_PREREQUISITE_STATE);
+          String.join("; ", found) + ". " + consequence, OBJECT_NOT_IN_PREREQUISITE_STATE);
     }
   }
 
@@ -1720,14 +1728,10 @@ final class JournalSchema {
                 + " USING what undoes its conversion)");
       }
     }
-    if (!found.isEmpty()) {
-      throw new SQLException(
-          String.join("; ", found)
-              + ". The table was altered by hand, and the journal would store its records"
-              + " converted, in a form that does not read back as them. Put the column back, then"
-              + " start the steward",
-          OBJECT_NOT_IN_PREREQUISITE_STATE);
-    }
+    refuseFound(
+        found,
+        "The table was altered by hand, and the journal would store its records converted, in a"
+            + " form that does not read back as them. Put the column back, then start the steward");
   }
 
   /**
