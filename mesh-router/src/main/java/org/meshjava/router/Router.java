@@ -220,12 +220,7 @@ public final class Router {
     } catch (RuntimeException | Error thrown) {
       // A throw ends the judging too: the backend's code may have thrown over the garbage a
       // faulted read gave, the fault still held back; taken here, the throw is suppressed on it.
-      Throwable e = thrown;
-      try {
-        heldFaults.run();
-      } catch (RuntimeException | Error held) {
-        e = MappedReadFault.atFault(thrown, held);
-      }
+      Throwable e = MappedReadFault.afterThrow(thrown, heldFaults);
       JvmFailure.passIfFailing(e);
       return failedWhileJudged(name, rating, estimate, e);
     }

@@ -32,12 +32,7 @@ final class EngineAnswer {
     } catch (RuntimeException | Error e) {
       // A throw ends the region too: the question may have thrown over the garbage a faulted read
       // gave, the fault still held back. Taken here, the question's throw is suppressed on it.
-      Throwable failed = e;
-      try {
-        backend.heldFaults().run();
-      } catch (RuntimeException | Error held) {
-        failed = EngineDeadline.atFault(e, held);
-      }
+      Throwable failed = MappedReadFault.afterThrow(e, backend.heldFaults());
       JvmFailure.passIfFailing(failed);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,

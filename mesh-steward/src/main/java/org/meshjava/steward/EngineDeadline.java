@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
-import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.router.RouteDecision;
 
@@ -92,15 +91,6 @@ final class EngineDeadline {
     return call.await(engine, limit);
   }
 
-  /**
-   * What the engine failed with when a held-back fault surfaced after it: the fault, which explains
-   * whatever the garbage it read made of the work, the engine's own throw suppressed on it; unless
-   * that throw is the JVM failing ({@link JvmFailure}), which stays what it is.
-   */
-  static Throwable atFault(@Nullable Throwable failed, Throwable held) {
-    return MappedReadFault.atFault(failed, held);
-  }
-
   /** The engine did not return within the deadline; its late result is never used. */
   static final class Overrun extends Exception {
     private static final long serialVersionUID = 1L;
@@ -172,7 +162,7 @@ final class EngineDeadline {
         try {
           heldFaults.run();
         } catch (Throwable held) {
-          thrown = atFault(thrown, held);
+          thrown = MappedReadFault.atFault(thrown, held);
         }
         handingOver.run();
       } catch (Throwable e) {

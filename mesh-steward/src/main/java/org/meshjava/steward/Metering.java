@@ -112,12 +112,7 @@ final class Metering {
       // code read (an index out of range, say) with the read's fault still held back, which would
       // otherwise surface past this catch, in the meter's close or raw out of the serve. It is
       // taken here, the engine's throw suppressed on it, as on an engine deadline's thread.
-      Throwable e = thrown;
-      try {
-        heldFaults.run();
-      } catch (Throwable held) {
-        e = EngineDeadline.atFault(thrown, held);
-      }
+      Throwable e = MappedReadFault.afterThrow(thrown, heldFaults);
       // Anything an engine throws ends here and is settled at what was metered, its window let
       // go, never left reserved. It is refused as the backend failing, a StackOverflowError (its
       // own recursion) and the fault of a read of a file it mapped that was cut short included,

@@ -92,6 +92,21 @@ public final class MappedReadFault {
   }
 
   /**
+   * What a guarded region that threw {@code thrown} ends with: {@code heldFaults} (this class's
+   * {@link #deliverPending}, or a test's stand-in) is run last in the region even so, since the
+   * throw may be over the garbage a faulted read gave with the fault still held back; a fault it
+   * throws is merged with {@code thrown} as {@link #atFault} says, else {@code thrown} stands.
+   */
+  public static Throwable afterThrow(Throwable thrown, Runnable heldFaults) {
+    try {
+      heldFaults.run();
+      return thrown;
+    } catch (Throwable held) {
+      return atFault(thrown, held);
+    }
+  }
+
+  /**
    * Whether {@code e}'s message has HotSpot's words. An {@link InternalError} of an engine's own
    * class may build its message in code that throws: asked from every guard that tells the JVM
    * failing from the code asked failing ({@link JvmFailure}), that throw would end the guard
