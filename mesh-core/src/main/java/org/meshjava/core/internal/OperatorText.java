@@ -29,9 +29,10 @@ public final class OperatorText {
   }
 
   /**
-   * {@code text} with each {@link #refused} code point written as {@code <U+XXXX>}: how a refusal
-   * shows the name it refuses, so an operator can find the character that was refused (shown as a
-   * space, a tab or a zero-width joiner looks like nothing).
+   * {@code text} with each {@link #refused} code point written as {@code <U+hex>} (four hex digits
+   * or more, as {@code <U+200B>}): how a refusal shows the name it refuses, so an operator can find
+   * the character that was refused (shown as a space, a tab or a zero-width joiner looks like
+   * nothing).
    */
   public static String named(String text) {
     return rewrite(text, false);
@@ -40,7 +41,7 @@ public final class OperatorText {
   /**
    * {@code text} as one safe line: each line end (CR, LF, VT, FF, NEL, U+2028, U+2029) becomes a
    * space, so a multi-line message reads on as words, and every other {@link #refused} code point
-   * is written as {@code <U+XXXX>}.
+   * is written as {@code <U+hex>}.
    */
   public static String oneLine(String text) {
     return rewrite(text, true);
