@@ -1,5 +1,11 @@
 package org.meshjava.journal.internal;
 
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,16 +47,16 @@ public final class LockHolder {
    * shared lock on the whole file: refused as overlapping where one is held, else taken (or refused
    * by another process's lock) and let go with the descriptor.
    */
-  public static void closeKeepingLocks(java.nio.channels.@Nullable FileChannel channel) {
+  public static void closeKeepingLocks(@Nullable FileChannel channel) {
     if (channel == null) {
       return;
     }
     try {
       channel.tryLock(0, Long.MAX_VALUE, true);
-    } catch (java.nio.channels.OverlappingFileLockException heldHere) {
+    } catch (OverlappingFileLockException heldHere) {
       KEPT.add(channel);
       return;
-    } catch (java.io.IOException | RuntimeException cannotLock) {
+    } catch (IOException | RuntimeException cannotLock) {
       // No lock can be taken through it (a closed channel, a file system without locks), so none
       // this process holds is let go by its closing either.
     }
@@ -58,18 +64,16 @@ public final class LockHolder {
   }
 
   /** Descriptors {@link #closeKeepingLocks} keeps open: closing one would let a held lock go. */
-  private static final java.util.Set<java.nio.channels.FileChannel> KEPT =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final Set<FileChannel> KEPT = ConcurrentHashMap.newKeySet();
 
   /**
    * Releases the OS file lock {@code lock} and closes {@code channel}, the descriptor it was taken
    * through, ignoring a failed release: closing the channel releases the lock as well.
    */
-  public static void release(
-      java.nio.channels.FileLock lock, java.nio.channels.FileChannel channel) {
+  public static void release(FileLock lock, FileChannel channel) {
     try {
       lock.release();
-    } catch (java.io.IOException ignored) {
+    } catch (IOException ignored) {
       // Closing the channel releases it too.
     }
     closeQuietly(channel);
