@@ -1331,8 +1331,11 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Releases the channel; reads after this fail. Never throws. While a read holds the books past
-   * the wait, the release is left to their settle (the channel is not thread-safe).
+   * Releases the channel; reads after this fail. Throws nothing but the JVM failing ({@link
+   * JvmFailure}) out of the channel's release: anything else it throws, an {@link Error} too, is
+   * logged, as a release that failed leaves nothing a caller could do, and the meter's close must
+   * still release every other counter. While a read holds the books past the wait, the release is
+   * left to their settle (the channel is not thread-safe).
    */
   void release() {
     if (!takeBooks("the meter's close")) {
@@ -1362,7 +1365,8 @@ final class DomainLedger implements LivenessProbe.Target {
     holderInChannel = RELEASING;
     try {
       channel.release();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       LOG.warn("releasing energy counter {} failed", channel.name(), e);
     } finally {
       holderInChannel = null;
