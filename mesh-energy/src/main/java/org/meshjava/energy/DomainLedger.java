@@ -513,6 +513,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * window open beside them is overlapped.
    */
   private void settleMissed() {
+    settleMissed("");
+  }
+
+  /**
+   * {@link #settleMissed()}, {@code readEnd} (what the read that held the books met as it ended,
+   * empty if it returned a total) added to what the settle says of the counter.
+   */
+  private void settleMissed(String readEnd) {
     waitRanOut = false;
     long nowNanos = clock.nanoTime();
     boolean leftAny = false;
@@ -529,7 +537,7 @@ final class DomainLedger implements LivenessProbe.Target {
     disturbances += disturbancesUnbooked.getAndSet(0);
     epoch++;
     if (state == CounterState.LIVE && !released) {
-      String facts = busyFacts + "; figures on its domain meanwhile were the estimator's";
+      String facts = busyFacts + readEnd + "; figures on its domain meanwhile were the estimator's";
       if (releaseUnbooked) {
         notLiveAtClose(facts);
       } else {
@@ -1515,9 +1523,14 @@ final class DomainLedger implements LivenessProbe.Target {
               + errorsSinceLive
               + " reads having thrown an Error since a probe proved it live; it is read again only"
               + " by its re-probe";
-      // Thrown on to the serve that read it.
+      // Thrown on to the serve that read it. Across the meter's close (a read that held the books
+      // past a wait), the settle that follows says the counter is released
+      // (settleCloseAfterFailedRead): demoted here, it was said to await a re-probe that a closed
+      // meter never runs.
       if (JvmFailure.isFailing(e)) {
-        failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
+        if (!closedMeanwhile()) {
+          failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
+        }
         throw e;
       }
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e);
@@ -1533,14 +1546,44 @@ final class DomainLedger implements LivenessProbe.Target {
    * to {@code e}, which the caller throws on.
    */
   private void settleCloseAfterFailedRead(Throwable e) {
-    if (!waitRanOut || !releaseUnbooked) {
+    if (!closedMeanwhile()) {
       return;
     }
     try {
-      settleMissed();
+      settleMissed("; the read then " + failureWords(e));
     } catch (RuntimeException | Error s) {
       e.addSuppressed(s);
     }
+  }
+
+  /** Whether the meter was closed while the books were held past a wait, its release unsettled. */
+  private boolean closedMeanwhile() {
+    return waitRanOut && releaseUnbooked;
+  }
+
+  /**
+   * What a failed read met, in its own words: a refusal's reason, or what was thrown (the JVM's
+   * words for the JVM failing), read so that words which themselves throw (a channel's own
+   * throwable) cost the settle nothing; only the JVM failing while building them passes.
+   */
+  private static String failureWords(Throwable e) {
+    Throwable said = e;
+    if (e instanceof CounterException c) {
+      if (!(c.getCause() instanceof Error cause)) {
+        return "failed: " + c.getMessage();
+      }
+      // An Error that set the counter aside is quoted as itself: the refusal built from it speaks
+      // of a re-probe, which a closed meter never runs.
+      said = cause;
+    }
+    String words;
+    try {
+      words = String.valueOf(said);
+    } catch (RuntimeException | Error failed) {
+      JvmFailure.passIfFailing(failed);
+      words = said.getClass().getName();
+    }
+    return "threw " + words;
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.meshjava.energy.CounterState.LIVE;
 import static org.meshjava.energy.ProbedMeter.CPU0;
@@ -14,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
@@ -44,6 +46,10 @@ class HangingReadTest {
   // The read that hangs fails once it returns (a board gone: NVML says so after a while; set by a
   // test).
   private final AtomicBoolean hungReadFails = new AtomicBoolean();
+  // What the read that hangs throws once it returns, if anything (the JVM failing; set by a test).
+  private final AtomicReference<Error> hungReadThrows = new AtomicReference<>();
+  // How many of the next reads throw an Error a driver binding might (set by a test).
+  private final AtomicInteger readsThatThrow = new AtomicInteger();
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -59,8 +65,16 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          if (hangIf(hangNextRead) && hungReadFails.get()) {
+          if (readsThatThrow.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new LinkageError("the driver's binding is gone");
+          }
+          boolean hung = hangIf(hangNextRead);
+          if (hung && hungReadFails.get()) {
             throw new CounterException(CounterIssue.READ_FAILED, "the board is gone");
+          }
+          Error thrown = hung ? hungReadThrows.get() : null;
+          if (thrown != null) {
+            throw thrown;
           }
           return super.readTotalUj();
         }
@@ -443,6 +457,44 @@ class HangingReadTest {
 
     // Nothing after the read: the books are not taken again, so the read itself must release.
     closedWhileAReadHangs_theCounterIsReleasedOnce_andSaidSo(() -> {});
+  }
+
+  /**
+   * Regression: a read across the meter's close that was the counter's third Error since its probe
+   * (so setting it aside), and the JVM failing, demoted the counter with a WARN saying figures fall
+   * back to the estimator until a re-probe proves it live, which a closed meter never runs; and no
+   * line said what the read met. Now the settle's WARN says the counter is released, quoting the
+   * JVM's words, and the Error still passes as it is.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_thatThenMeetsTheJvmFailing_quotesIt_notAwaitingAReprobe()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    readsThatThrow.set(2);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
+    }
+    hungReadThrows.set(heapGone);
+    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
+    aReadHangs();
+    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              assertTimeoutPreemptively(NO_HANG, meter::close);
+              readReturns.countDown();
+              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+            });
+
+    assertThat(passed).as("the JVM failing passes as it is").containsExactly(heapGone);
+    assertThat(log).doesNotContain("re-probe proves it live");
+    assertThat(log.lines().filter(l -> l.contains("its meter was closed meanwhile")))
+        .singleElement()
+        .asString()
+        .contains("released and not re-probed")
+        .contains("the read then threw java.lang.OutOfMemoryError: Java heap space");
+    assertThat(releases).as("released once").hasValue(1);
   }
 
   /**
