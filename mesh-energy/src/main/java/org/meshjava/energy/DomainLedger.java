@@ -164,6 +164,8 @@ final class DomainLedger implements LivenessProbe.Target {
   // What busyFacts names a holder of the books in a call into the channel as.
   private static final String READING = "a read of the counter";
   private static final String RELEASING = "a release of the counter's channel";
+  // What the meter's close takes the books for; a release run by a settle is the close's too.
+  private static final String CLOSING = "the meter's close";
 
   /**
    * One window's stake in this domain. Guarded by the books, but for a share the books were never
@@ -470,9 +472,16 @@ final class DomainLedger implements LivenessProbe.Target {
           + " ms, their holder gone as the wait ran out (contention, or a pause of the process)";
     }
     if (inChannel != null) {
+      // A release is always the meter's close's: run by the settle of whoever took the books after
+      // the close left it to them (a serve, the timed read), it is named as the close's, with who
+      // ran it, not as that taker's own call into the channel.
+      String whose =
+          RELEASING.equals(inChannel) && !CLOSING.equals(doing)
+              ? CLOSING + ", left to the settle of " + doing
+              : doing;
       return inChannel
           + " ("
-          + doing
+          + whose
           + ") held the books for "
           + heldMs
           + " ms, past the "
@@ -1346,14 +1355,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * left to their settle (the channel is not thread-safe).
    */
   void release() {
-    if (!takeBooks("the meter's close")) {
+    if (!takeBooks(CLOSING)) {
       releaseUnbooked = true;
       waitRanOut = true;
       // The holder may have returned, and settled, between this wait running out and the flag:
       // then no settle saw it, and a closed meter may never take the books again, which left the
       // channel unreleased for good. Free now, they are taken once more to settle (and release).
       if (books.tryLock()) {
-        held("the meter's close");
+        held(CLOSING);
         giveBackBooks();
       }
       return;

@@ -50,6 +50,10 @@ class HangingReadTest {
   private final AtomicReference<Error> hungReadThrows = new AtomicReference<>();
   // How many of the next reads throw an Error a driver binding might (set by a test).
   private final AtomicInteger readsThatThrow = new AtomicInteger();
+  // The channel's release blocks on latches of its own, apart from the read's (set by a test).
+  private final AtomicBoolean hangNextReleaseApart = new AtomicBoolean();
+  private final CountDownLatch releaseHanging = new CountDownLatch(1);
+  private final CountDownLatch releaseReturns = new CountDownLatch(1);
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -88,6 +92,7 @@ class HangingReadTest {
         public void release() {
           releases.incrementAndGet();
           hangIf(hangNextRelease);
+          hangIf(hangNextReleaseApart, releaseHanging, releaseReturns);
         }
       };
 
@@ -96,12 +101,19 @@ class HangingReadTest {
    * whether it blocked.
    */
   private boolean hangIf(AtomicBoolean armed) {
+    return hangIf(armed, readHanging, readReturns);
+  }
+
+  /**
+   * {@link #hangIf(AtomicBoolean)} on the latches given: {@code began} counted, until {@code goOn}.
+   */
+  private static boolean hangIf(AtomicBoolean armed, CountDownLatch began, CountDownLatch goOn) {
     if (!armed.getAndSet(false)) {
       return false;
     }
-    readHanging.countDown();
+    began.countDown();
     try {
-      readReturns.await();
+      goOn.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -183,6 +195,7 @@ class HangingReadTest {
   @AfterEach
   void tearDown() throws InterruptedException {
     readReturns.countDown();
+    releaseReturns.countDown();
     if (holder != null) {
       holder.join(TimeUnit.SECONDS.toMillis(10));
     }
@@ -494,6 +507,35 @@ class HangingReadTest {
         .asString()
         .contains("released and not re-probed")
         .contains("the read then threw java.lang.OutOfMemoryError: Java heap space");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
+   * Regression: a release of the channel left by the meter's close to the settle of a read that
+   * held the books, hanging there, was named as that read's own call ("a release of the counter's
+   * channel (the meter's timed read)"), not as the close's.
+   */
+  @Test
+  void aReleaseRunByTheSettleOfAHungRead_isNamedAsTheClosesRelease() throws Exception {
+    aReadHangs();
+    assertTimeoutPreemptively(NO_HANG, meter::close);
+    hangNextReleaseApart.set(true);
+    readReturns.countDown();
+    assertThat(releaseHanging.await(10, TimeUnit.SECONDS)).as("the settle's release").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.detail())
+                    .contains(
+                        "a release of the counter's channel (the meter's close, left to the settle"
+                            + " of the meter's timed read) held the books")
+                    .doesNotContain("contention"));
+    releaseReturns.countDown();
+    holder.join(TimeUnit.SECONDS.toMillis(10));
     assertThat(releases).as("released once").hasValue(1);
   }
 
