@@ -435,6 +435,20 @@ class HangingReadTest {
   }
 
   /**
+   * What is logged as the meter closes while a read hangs, the read then ends, and {@code
+   * afterTheRead} runs.
+   */
+  private String logOfTheClose_andTheHungReadsEnd(Runnable afterTheRead) {
+    return CounterLogLevelsTest.logOf(
+        () -> {
+          assertTimeoutPreemptively(NO_HANG, meter::close);
+          readReturns.countDown();
+          assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+          afterTheRead.run();
+        });
+  }
+
+  /**
    * Closes the meter while a read hangs, lets the read end, runs {@code afterTheRead}, and checks
    * that the counter was released once, said so, and not said to await a re-probe.
    */
@@ -442,14 +456,7 @@ class HangingReadTest {
       throws InterruptedException {
     aReadHangs();
 
-    String log =
-        CounterLogLevelsTest.logOf(
-            () -> {
-              assertTimeoutPreemptively(NO_HANG, meter::close);
-              readReturns.countDown();
-              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
-              afterTheRead.run();
-            });
+    String log = logOfTheClose_andTheHungReadsEnd(afterTheRead);
 
     assertThat(log)
         .contains("its meter was closed meanwhile, so it is released and not re-probed")
@@ -492,13 +499,7 @@ class HangingReadTest {
     aReadHangs();
     holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
 
-    String log =
-        CounterLogLevelsTest.logOf(
-            () -> {
-              assertTimeoutPreemptively(NO_HANG, meter::close);
-              readReturns.countDown();
-              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
-            });
+    String log = logOfTheClose_andTheHungReadsEnd(() -> {});
 
     assertThat(passed).as("the JVM failing passes as it is").containsExactly(heapGone);
     assertThat(log).doesNotContain("re-probe proves it live");
