@@ -871,7 +871,7 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(
           new CounterException(
               CounterIssue.READ_FAILED,
-              "reading " + channel.name() + " at another meter's window threw " + e,
+              "reading " + channel.name() + " at another meter's window threw " + wordsOf(e),
               e));
     }
     return nowNanos;
@@ -1502,7 +1502,7 @@ final class DomainLedger implements LivenessProbe.Target {
       return channel.readTotalUj();
     } catch (RuntimeException e) {
       throw new CounterException(
-          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
+          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + wordsOf(e), e);
     } catch (Error e) {
       if (forProbe) {
         // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
@@ -1514,7 +1514,7 @@ final class DomainLedger implements LivenessProbe.Target {
             "reading "
                 + channel.name()
                 + " threw "
-                + e
+                + wordsOf(e)
                 + "; this counter's probe failed, the others' went on",
             e);
       }
@@ -1527,7 +1527,7 @@ final class DomainLedger implements LivenessProbe.Target {
           "reading "
               + channel.name()
               + " threw "
-              + e
+              + wordsOf(e)
               + ", "
               + errorsSinceLive
               + " reads having thrown an Error since a probe proved it live; it is read again only"
@@ -1585,14 +1585,22 @@ final class DomainLedger implements LivenessProbe.Target {
       // of a re-probe, which a closed meter never runs.
       said = cause;
     }
-    String words;
+    return "threw " + wordsOf(said);
+  }
+
+  /**
+   * {@code e} as its {@code toString} says it, or its class's name where that throws: a channel's
+   * throwable is the channel's code, and its words may throw themselves, which would otherwise
+   * escape the very catch that turns the throw into a failed read. Only the JVM failing while
+   * building them passes ({@link JvmFailure}).
+   */
+  private static String wordsOf(Throwable e) {
     try {
-      words = String.valueOf(said);
+      return String.valueOf(e);
     } catch (RuntimeException | Error failed) {
       JvmFailure.passIfFailing(failed);
-      words = said.getClass().getName();
+      return e.getClass().getName();
     }
-    return "threw " + words;
   }
 
   /**
