@@ -5,7 +5,10 @@ package org.meshjava.energy;
  * Callers match on these, never on the detail text.
  */
 public enum CounterIssue {
-  /** The counter does not exist here: no powercap tree, no GPU, no such channel. */
+  /**
+   * The counter does not exist here: no powercap tree, a zone without {@code energy_uj}, no GPU, no
+   * such channel.
+   */
   NOT_PRESENT,
   /**
    * The counter exists but this process may not read it (RAPL {@code energy_uj} is root-only on

@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
@@ -467,7 +468,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * open, never the serve's.
    */
   void watchOpenWindows() {
-    pollEach(ledgers.values().stream().filter(l -> l.watchEveryNanos() > 0).toList());
+    everyOf(
+        ledgers.values().stream().filter(l -> l.watchEveryNanos() > 0).toList(),
+        DomainLedger::poll);
   }
 
   /**
@@ -475,21 +478,23 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * window stays open. The meter's own thread calls this periodically.
    */
   void pollCounters() {
-    pollEach(ledgers.values());
+    everyOf(ledgers.values(), DomainLedger::poll);
   }
 
   /**
-   * Reads each of {@code toRead} once, every one of them whatever another's read throws (an Error
-   * out of a driver's read, which the ledger does not turn into a failed read): stopped at the
-   * first, a counter that throws at every read would leave those after it unread by the timer and
-   * the watch for the meter's life, their wraps unseen and no window on them a reading. The first
-   * thing thrown is thrown on once all are read, the rest suppressed in it.
+   * Runs {@code step} on each of {@code ledgers}, every one of them whatever another's throws: a
+   * read (an Error out of a driver's read, which the ledger does not turn into a failed read)
+   * stopped at the first, a counter that throws at every read would leave those after it unread by
+   * the timer and the watch for the meter's life, their wraps unseen and no window on them a
+   * reading; a release (the JVM failing in one channel's) stopped at the first would leave every
+   * later counter's native resources held for good. The first thing thrown is thrown on once all
+   * have run, the rest suppressed in it.
    */
-  private static void pollEach(Iterable<DomainLedger> toRead) {
+  private static void everyOf(Iterable<DomainLedger> ledgers, Consumer<DomainLedger> step) {
     Throwable first = null;
-    for (DomainLedger l : toRead) {
+    for (DomainLedger l : ledgers) {
       try {
-        l.poll();
+        step.accept(l);
       } catch (RuntimeException | Error e) {
         if (first == null) {
           first = e;
@@ -514,7 +519,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   /**
    * Stops background probes, waits for one in progress to stop (it is interrupted), and then
    * releases the counters' native resources. A probe that does not stop within 30 s (a call into a
-   * counter that hangs) releases them as it ends. Idempotent.
+   * counter that hangs) releases them as it ends. Every counter is released whatever another's
+   * release throws; only the JVM failing in one ({@code JvmFailure}) is thrown on, once all are.
+   * Idempotent.
    */
   @Override
   public void close() {
@@ -557,10 +564,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
   }
 
+  /**
+   * Releases every counter, each whatever another's release throws (only the JVM failing passes
+   * {@link DomainLedger#release}), the first thrown on once all are released.
+   */
   private void releaseLedgers() {
-    for (DomainLedger l : ledgers.values()) {
-      l.release();
-    }
+    everyOf(ledgers.values(), DomainLedger::release);
   }
 
   /** Waits at most {@code wait} for a running probe at {@link #close()}; tests. */

@@ -164,6 +164,8 @@ final class DomainLedger implements LivenessProbe.Target {
   // What busyFacts names a holder of the books in a call into the channel as.
   private static final String READING = "a read of the counter";
   private static final String RELEASING = "a release of the counter's channel";
+  // What the meter's close takes the books for; a release run by a settle is the close's too.
+  private static final String CLOSING = "the meter's close";
 
   /**
    * One window's stake in this domain. Guarded by the books, but for a share the books were never
@@ -470,9 +472,16 @@ final class DomainLedger implements LivenessProbe.Target {
           + " ms, their holder gone as the wait ran out (contention, or a pause of the process)";
     }
     if (inChannel != null) {
+      // A release is always the meter's close's: run by the settle of whoever took the books after
+      // the close left it to them (a serve, the timed read), it is named as the close's, with who
+      // ran it, not as that taker's own call into the channel.
+      String whose =
+          RELEASING.equals(inChannel) && !CLOSING.equals(doing)
+              ? CLOSING + ", left to the settle of " + doing
+              : doing;
       return inChannel
           + " ("
-          + doing
+          + whose
           + ") held the books for "
           + heldMs
           + " ms, past the "
@@ -513,6 +522,14 @@ final class DomainLedger implements LivenessProbe.Target {
    * window open beside them is overlapped.
    */
   private void settleMissed() {
+    settleMissed("");
+  }
+
+  /**
+   * {@link #settleMissed()}, {@code readEnd} (what the read that held the books met as it ended,
+   * empty if it returned a total) added to what the settle says of the counter.
+   */
+  private void settleMissed(String readEnd) {
     waitRanOut = false;
     long nowNanos = clock.nanoTime();
     boolean leftAny = false;
@@ -529,7 +546,7 @@ final class DomainLedger implements LivenessProbe.Target {
     disturbances += disturbancesUnbooked.getAndSet(0);
     epoch++;
     if (state == CounterState.LIVE && !released) {
-      String facts = busyFacts + "; figures on its domain meanwhile were the estimator's";
+      String facts = busyFacts + readEnd + "; figures on its domain meanwhile were the estimator's";
       if (releaseUnbooked) {
         notLiveAtClose(facts);
       } else {
@@ -854,7 +871,7 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(
           new CounterException(
               CounterIssue.READ_FAILED,
-              "reading " + channel.name() + " at another meter's window threw " + e,
+              "reading " + channel.name() + " at another meter's window threw " + wordsOf(e),
               e));
     }
     return nowNanos;
@@ -1331,18 +1348,21 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Releases the channel; reads after this fail. Never throws. While a read holds the books past
-   * the wait, the release is left to their settle (the channel is not thread-safe).
+   * Releases the channel; reads after this fail. Throws nothing but the JVM failing ({@link
+   * JvmFailure}) out of the channel's release: anything else it throws, an {@link Error} too, is
+   * logged, as a release that failed leaves nothing a caller could do, and the meter's close must
+   * still release every other counter. While a read holds the books past the wait, the release is
+   * left to their settle (the channel is not thread-safe).
    */
   void release() {
-    if (!takeBooks("the meter's close")) {
+    if (!takeBooks(CLOSING)) {
       releaseUnbooked = true;
       waitRanOut = true;
       // The holder may have returned, and settled, between this wait running out and the flag:
       // then no settle saw it, and a closed meter may never take the books again, which left the
       // channel unreleased for good. Free now, they are taken once more to settle (and release).
       if (books.tryLock()) {
-        held("the meter's close");
+        held(CLOSING);
         giveBackBooks();
       }
       return;
@@ -1362,7 +1382,8 @@ final class DomainLedger implements LivenessProbe.Target {
     holderInChannel = RELEASING;
     try {
       channel.release();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       LOG.warn("releasing energy counter {} failed", channel.name(), e);
     } finally {
       holderInChannel = null;
@@ -1481,7 +1502,7 @@ final class DomainLedger implements LivenessProbe.Target {
       return channel.readTotalUj();
     } catch (RuntimeException e) {
       throw new CounterException(
-          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
+          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + wordsOf(e), e);
     } catch (Error e) {
       if (forProbe) {
         // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
@@ -1493,7 +1514,7 @@ final class DomainLedger implements LivenessProbe.Target {
             "reading "
                 + channel.name()
                 + " threw "
-                + e
+                + wordsOf(e)
                 + "; this counter's probe failed, the others' went on",
             e);
       }
@@ -1506,14 +1527,19 @@ final class DomainLedger implements LivenessProbe.Target {
           "reading "
               + channel.name()
               + " threw "
-              + e
+              + wordsOf(e)
               + ", "
               + errorsSinceLive
               + " reads having thrown an Error since a probe proved it live; it is read again only"
               + " by its re-probe";
-      // Thrown on to the serve that read it.
+      // Thrown on to the serve that read it. Across the meter's close (a read that held the books
+      // past a wait), the settle that follows says the counter is released
+      // (settleCloseAfterFailedRead): demoted here, it was said to await a re-probe that a closed
+      // meter never runs.
       if (JvmFailure.isFailing(e)) {
-        failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
+        if (!closedMeanwhile()) {
+          failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
+        }
         throw e;
       }
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e);
@@ -1529,13 +1555,51 @@ final class DomainLedger implements LivenessProbe.Target {
    * to {@code e}, which the caller throws on.
    */
   private void settleCloseAfterFailedRead(Throwable e) {
-    if (!waitRanOut || !releaseUnbooked) {
+    if (!closedMeanwhile()) {
       return;
     }
     try {
-      settleMissed();
+      settleMissed("; the read then " + failureWords(e));
     } catch (RuntimeException | Error s) {
       e.addSuppressed(s);
+    }
+  }
+
+  /** Whether the meter was closed while the books were held past a wait, its release unsettled. */
+  private boolean closedMeanwhile() {
+    return waitRanOut && releaseUnbooked;
+  }
+
+  /**
+   * What a failed read met, in its own words: a refusal's reason, or what was thrown (the JVM's
+   * words for the JVM failing), read so that words which themselves throw (a channel's own
+   * throwable) cost the settle nothing; only the JVM failing while building them passes.
+   */
+  private static String failureWords(Throwable e) {
+    Throwable said = e;
+    if (e instanceof CounterException c) {
+      if (!(c.getCause() instanceof Error cause)) {
+        return "failed: " + c.getMessage();
+      }
+      // An Error that set the counter aside is quoted as itself: the refusal built from it speaks
+      // of a re-probe, which a closed meter never runs.
+      said = cause;
+    }
+    return "threw " + wordsOf(said);
+  }
+
+  /**
+   * {@code e} as its {@code toString} says it, or its class's name where that throws: a channel's
+   * throwable is the channel's code, and its words may throw themselves, which would otherwise
+   * escape the very catch that turns the throw into a failed read. Only the JVM failing while
+   * building them passes ({@link JvmFailure}).
+   */
+  private static String wordsOf(Throwable e) {
+    try {
+      return String.valueOf(e);
+    } catch (RuntimeException | Error failed) {
+      JvmFailure.passIfFailing(failed);
+      return e.getClass().getName();
     }
   }
 

@@ -3,6 +3,7 @@ package org.meshjava.energy;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
@@ -283,9 +284,9 @@ final class RaplChannel extends NamedChannel {
   /**
    * Reads {@code energy_uj} as a number of µJ.
    *
-   * @throws CounterException {@link CounterIssue#UNREADABLE} if the file cannot be opened (denied,
-   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed or holds no
-   *     number
+   * @throws CounterException {@link CounterIssue#NOT_PRESENT} if the file does not exist, {@link
+   *     CounterIssue#UNREADABLE} if it cannot be opened otherwise (denied), {@link
+   *     CounterIssue#READ_FAILED} if it opened and its read failed or holds no number
    */
   long readRaw() throws CounterException {
     String text;
@@ -298,13 +299,21 @@ final class RaplChannel extends NamedChannel {
               + " is not readable by this process (energy_uj has been root-only since the"
               + " 2020 fix for CVE-2020-8694)",
           e);
+    } catch (NoSuchFileException e) {
+      // Not a matter of access: the zone publishes no energy counter (a kernel or driver whose
+      // powercap zone has no energy reading, a partial /sys mounted into a container). UNREADABLE
+      // would bring discovery's advice on granting read access, which cannot make a file exist.
+      throw new CounterException(
+          CounterIssue.NOT_PRESENT,
+          energyFile + " does not exist: this zone publishes no energy counter to read",
+          e);
     } catch (FileSystemException e) {
       throw new CounterException(
           CounterIssue.UNREADABLE, "cannot read " + energyFile + ": " + e, e);
     } catch (IOException e) {
       // The file opened and its read failed: the driver's answer for this read (EIO where the
       // register read failed, EAGAIN, EBUSY), which a later read may not give. A failure to open
-      // is a FileSystemException (denied, missing) and stays UNREADABLE.
+      // is a FileSystemException (denied, missing) and stays UNREADABLE or NOT_PRESENT.
       throw new CounterException(
           CounterIssue.READ_FAILED, "reading " + energyFile + " failed: " + e, e);
     }

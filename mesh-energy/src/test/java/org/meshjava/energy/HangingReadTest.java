@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.meshjava.energy.CounterState.LIVE;
 import static org.meshjava.energy.ProbedMeter.CPU0;
@@ -14,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
@@ -44,6 +46,14 @@ class HangingReadTest {
   // The read that hangs fails once it returns (a board gone: NVML says so after a while; set by a
   // test).
   private final AtomicBoolean hungReadFails = new AtomicBoolean();
+  // What the read that hangs throws once it returns, if anything (the JVM failing; set by a test).
+  private final AtomicReference<Error> hungReadThrows = new AtomicReference<>();
+  // How many of the next reads throw an Error a driver binding might (set by a test).
+  private final AtomicInteger readsThatThrow = new AtomicInteger();
+  // The channel's release blocks on latches of its own, apart from the read's (set by a test).
+  private final AtomicBoolean hangNextReleaseApart = new AtomicBoolean();
+  private final CountDownLatch releaseHanging = new CountDownLatch(1);
+  private final CountDownLatch releaseReturns = new CountDownLatch(1);
   private final CountDownLatch readHanging = new CountDownLatch(1);
   private final CountDownLatch readReturns = new CountDownLatch(1);
   private final AtomicInteger reads = new AtomicInteger();
@@ -59,8 +69,16 @@ class HangingReadTest {
         @Override
         public long readTotalUj() throws CounterException {
           reads.incrementAndGet();
-          if (hangIf(hangNextRead) && hungReadFails.get()) {
+          if (readsThatThrow.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new LinkageError("the driver's binding is gone");
+          }
+          boolean hung = hangIf(hangNextRead);
+          if (hung && hungReadFails.get()) {
             throw new CounterException(CounterIssue.READ_FAILED, "the board is gone");
+          }
+          Error thrown = hung ? hungReadThrows.get() : null;
+          if (thrown != null) {
+            throw thrown;
           }
           return super.readTotalUj();
         }
@@ -74,6 +92,7 @@ class HangingReadTest {
         public void release() {
           releases.incrementAndGet();
           hangIf(hangNextRelease);
+          hangIf(hangNextReleaseApart, releaseHanging, releaseReturns);
         }
       };
 
@@ -82,12 +101,19 @@ class HangingReadTest {
    * whether it blocked.
    */
   private boolean hangIf(AtomicBoolean armed) {
+    return hangIf(armed, readHanging, readReturns);
+  }
+
+  /**
+   * {@link #hangIf(AtomicBoolean)} on the latches given: {@code began} counted, until {@code goOn}.
+   */
+  private static boolean hangIf(AtomicBoolean armed, CountDownLatch began, CountDownLatch goOn) {
     if (!armed.getAndSet(false)) {
       return false;
     }
-    readHanging.countDown();
+    began.countDown();
     try {
-      readReturns.await();
+      goOn.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -169,6 +195,7 @@ class HangingReadTest {
   @AfterEach
   void tearDown() throws InterruptedException {
     readReturns.countDown();
+    releaseReturns.countDown();
     if (holder != null) {
       holder.join(TimeUnit.SECONDS.toMillis(10));
     }
@@ -408,6 +435,20 @@ class HangingReadTest {
   }
 
   /**
+   * What is logged as the meter closes while a read hangs, the read then ends, and {@code
+   * afterTheRead} runs.
+   */
+  private String logOfTheClose_andTheHungReadsEnd(Runnable afterTheRead) {
+    return CounterLogLevelsTest.logOf(
+        () -> {
+          assertTimeoutPreemptively(NO_HANG, meter::close);
+          readReturns.countDown();
+          assertTimeoutPreemptively(NO_HANG, () -> holder.join());
+          afterTheRead.run();
+        });
+  }
+
+  /**
    * Closes the meter while a read hangs, lets the read end, runs {@code afterTheRead}, and checks
    * that the counter was released once, said so, and not said to await a re-probe.
    */
@@ -415,14 +456,7 @@ class HangingReadTest {
       throws InterruptedException {
     aReadHangs();
 
-    String log =
-        CounterLogLevelsTest.logOf(
-            () -> {
-              assertTimeoutPreemptively(NO_HANG, meter::close);
-              readReturns.countDown();
-              assertTimeoutPreemptively(NO_HANG, () -> holder.join());
-              afterTheRead.run();
-            });
+    String log = logOfTheClose_andTheHungReadsEnd(afterTheRead);
 
     assertThat(log)
         .contains("its meter was closed meanwhile, so it is released and not re-probed")
@@ -443,6 +477,67 @@ class HangingReadTest {
 
     // Nothing after the read: the books are not taken again, so the read itself must release.
     closedWhileAReadHangs_theCounterIsReleasedOnce_andSaidSo(() -> {});
+  }
+
+  /**
+   * Regression: a read across the meter's close that was the counter's third Error since its probe
+   * (so setting it aside), and the JVM failing, demoted the counter with a WARN saying figures fall
+   * back to the estimator until a re-probe proves it live, which a closed meter never runs; and no
+   * line said what the read met. Now the settle's WARN says the counter is released, quoting the
+   * JVM's words, and the Error still passes as it is.
+   */
+  @Test
+  void aMeterClosedWhileAReadHangs_thatThenMeetsTheJvmFailing_quotesIt_notAwaitingAReprobe()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    readsThatThrow.set(2);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
+    }
+    hungReadThrows.set(heapGone);
+    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
+    aReadHangs();
+    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+
+    String log = logOfTheClose_andTheHungReadsEnd(() -> {});
+
+    assertThat(passed).as("the JVM failing passes as it is").containsExactly(heapGone);
+    assertThat(log).doesNotContain("re-probe proves it live");
+    assertThat(log.lines().filter(l -> l.contains("its meter was closed meanwhile")))
+        .singleElement()
+        .asString()
+        .contains("released and not re-probed")
+        .contains("the read then threw java.lang.OutOfMemoryError: Java heap space");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
+   * Regression: a release of the channel left by the meter's close to the settle of a read that
+   * held the books, hanging there, was named as that read's own call ("a release of the counter's
+   * channel (the meter's timed read)"), not as the close's.
+   */
+  @Test
+  void aReleaseRunByTheSettleOfAHungRead_isNamedAsTheClosesRelease() throws Exception {
+    aReadHangs();
+    assertTimeoutPreemptively(NO_HANG, meter::close);
+    hangNextReleaseApart.set(true);
+    readReturns.countDown();
+    assertThat(releaseHanging.await(10, TimeUnit.SECONDS)).as("the settle's release").isTrue();
+
+    List<CounterStatus> during = assertTimeoutPreemptively(NO_HANG, meter::counters);
+
+    assertThat(during)
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.detail())
+                    .contains(
+                        "a release of the counter's channel (the meter's close, left to the settle"
+                            + " of the meter's timed read) held the books")
+                    .doesNotContain("contention"));
+    releaseReturns.countDown();
+    holder.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(releases).as("released once").hasValue(1);
   }
 
   /**

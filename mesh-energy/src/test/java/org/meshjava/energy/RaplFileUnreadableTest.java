@@ -13,13 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A zone whose {@code max_energy_range_uj} cannot be read is reported naming that file, and
- * discovery's advice on granting read access to {@code energy_uj} (root-only since CVE-2020-8694)
- * is not given for it: that file is readable by every user on a stock kernel, and granting access
- * to {@code energy_uj} would not help. A range whose read failed once open is a failed read, not a
- * matter of access, and is read again at discovery as the zone's name and {@code energy_uj} are.
+ * Discovery's advice on granting read access to {@code energy_uj} (root-only since CVE-2020-8694)
+ * is given only where that file is denied. A zone whose {@code max_energy_range_uj} cannot be read
+ * is reported naming that file, without the advice: that file is readable by every user on a stock
+ * kernel, and granting access to {@code energy_uj} would not help. A range whose read failed once
+ * open is a failed read, not a matter of access, and is read again at discovery as the zone's name
+ * and {@code energy_uj} are. A zone with no {@code energy_uj} at all publishes no counter ({@link
+ * CounterIssue#NOT_PRESENT}), and no access can make the file appear. A fake powercap tree.
  */
-class RaplRangeUnreadableTest {
+class RaplFileUnreadableTest {
   @TempDir Path root;
   private final FakeClock clock = new FakeClock();
   private final List<Runnable> reprobes = new ArrayList<>();
@@ -38,17 +40,20 @@ class RaplRangeUnreadableTest {
     return MeterDiscovery.discover(options, clock, reprobes::add, reader, "Linux");
   }
 
+  /** The files, but for {@code denied}, which this process may not open. */
+  private static SysfsReader denying(Path denied) {
+    return file -> {
+      if (file.equals(denied)) {
+        throw new AccessDeniedException(file.toString());
+      }
+      return SysfsReader.FILES.read(file);
+    };
+  }
+
   @Test
   void aRangeDenied_isNamed_andGetsNoEnergyUjAdvice() throws IOException {
     Path range = zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj");
-    MeterDiscovery found =
-        discover(
-            file -> {
-              if (file.equals(range)) {
-                throw new AccessDeniedException(file.toString());
-              }
-              return SysfsReader.FILES.read(file);
-            });
+    MeterDiscovery found = discover(denying(range));
     assertThat(found.counters())
         .singleElement()
         .satisfies(
@@ -116,5 +121,45 @@ class RaplRangeUnreadableTest {
         .singleElement()
         .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.UNREADABLE));
     assertThat(reads).hasValue(1);
+  }
+
+  /**
+   * Regression: a zone without {@code energy_uj} was UNREADABLE, and discovery's WARN told the
+   * operator to grant read access to a file that does not exist.
+   */
+  @Test
+  void aZoneWithoutEnergyUj_isSaidToHaveNoCounter_withoutAccessAdvice() throws IOException {
+    Files.delete(zone("intel-rapl:0", "package-0").resolve("energy_uj"));
+
+    MeterDiscovery found = discover(SysfsReader.FILES);
+
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT);
+              assertThat(s.detail())
+                  .contains("energy_uj does not exist")
+                  .contains("publishes no energy counter");
+            });
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+
+  @Test
+  void aZoneWhoseEnergyUjIsDenied_stillGetsTheAccessAdvice() throws IOException {
+    Path energy = zone("intel-rapl:0", "package-0").resolve("energy_uj");
+
+    MeterDiscovery found = discover(denying(energy));
+
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.UNREADABLE));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .hasValueSatisfying(
+            advice ->
+                assertThat(advice)
+                    .contains("[rapl:intel-rapl:0]")
+                    .contains("CVE-2020-8694")
+                    .contains("grant read access"));
   }
 }

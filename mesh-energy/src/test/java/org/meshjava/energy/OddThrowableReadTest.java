@@ -1,0 +1,48 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Provenance;
+
+/**
+ * A read that throws something whose own words throw (a channel's exception whose {@code
+ * getMessage} fails) is a failed read like any other: the serve is the estimate and the counter
+ * says what was thrown by its class's name. Those words used to be built inside the catch that
+ * turns the throw into a failed read, so their throw escaped into the serve.
+ */
+class OddThrowableReadTest {
+  private final FakeClock clock = new FakeClock();
+  private final TimedCounter cpu = TimedCounter.rapl(ProbedMeter.CPU0, clock);
+  private final List<Runnable> reprobes = new ArrayList<>();
+
+  /** Thrown by the counter's read; asking it what went wrong throws. */
+  private static final class SpeechlessException extends RuntimeException {
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("no words");
+    }
+  }
+
+  @Test
+  void aReadThrowingAnExceptionWhoseWordsThrow_isAFailedRead_namedByItsClass() {
+    try (CounterMeter meter = clock.watch(ProbedMeter.overPackageZero(cpu, clock, reprobes::add))) {
+      cpu.onRead(
+          () -> {
+            throw new SpeechlessException();
+          });
+
+      clock.advanceMillis(5);
+      MeterWindow w = meter.open(Set.of(ProbedMeter.CPU0));
+      clock.advanceMillis(50);
+
+      assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+      assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
+      assertThat(meter.counters().getFirst().detail())
+          .contains("threw " + SpeechlessException.class.getName());
+    }
+  }
+}
