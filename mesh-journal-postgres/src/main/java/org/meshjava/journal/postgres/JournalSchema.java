@@ -307,9 +307,9 @@ final class JournalSchema {
       lockBefore = rs.getString(1);
       statementBefore = rs.getString(2);
     }
-    // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to half
-    // the lease, which the socket timeout's whole seconds may exceed, or which a lock_timeout_ms
-    // above half the lease exceeds under socketTimeout=0) runs out first, and the server then
+    // The wait is the lock_timeout's alone: a statement_timeout as short (the journal's or a
+    // DBA's longer one, which the half of the socket timeout's whole seconds may exceed) runs out
+    // first, and the server then
     // reports it, in words that name neither the lock nor its holder. Where no lock_timeout runs
     // either (0), the statement's is kept, the only limit left.
     boolean lockLimited = socketMillis > 0 || !"0".equals(lockBefore);
@@ -392,7 +392,7 @@ final class JournalSchema {
    * long as its own for the table (lease_ms=1000: half a second for the lock, a second for the
    * table) two openings behind a stuck upgrade refused each other; the wait for the table also
    * outlasted the socket timeout, so the driver gave up on the session first. No {@code
-   * statement_timeout} runs meanwhile: a DBA's, raised to half the lease, would cancel the
+   * statement_timeout} runs meanwhile: the journal's, or a DBA's longer one, may cancel the
    * statement before its lock's wait ran out.
    */
   private static boolean homeColumns(Connection c, Statement s, JournalTables t)
