@@ -351,22 +351,15 @@ public final class PostgresLocation {
 
   /** This location with another lease. */
   public PostgresLocation withLease(Duration v) {
-    return new PostgresLocation(
-        host,
-        port,
-        database,
-        user,
-        password,
-        parameters,
-        v,
-        lockWait,
-        lockTimeout,
-        statementTimeout,
-        schema);
+    return with(v, lockWait);
   }
 
   /** This location with another lock wait. */
   public PostgresLocation withLockWait(Duration v) {
+    return with(lease, v);
+  }
+
+  private PostgresLocation with(Duration lease, Duration lockWait) {
     return new PostgresLocation(
         host,
         port,
@@ -375,7 +368,7 @@ public final class PostgresLocation {
         password,
         parameters,
         lease,
-        v,
+        lockWait,
         lockTimeout,
         statementTimeout,
         schema);

@@ -76,23 +76,15 @@ class PostgresServerRestartTest {
               + " $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$",
           "CREATE TRIGGER sleepy BEFORE INSERT ON mesh_journal_record"
               + " FOR EACH ROW EXECUTE FUNCTION sleepy()");
-      CompletableFuture<Void> batch =
-          CompletableFuture.runAsync(
-              () -> {
-                try {
-                  j.append(authorised(1));
-                } catch (JournalException e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+      CompletableFuture<?> batch = inBackground(() -> j.append(authorised(1)));
       awaitSession(database, "wait_event = 'PgSleep'");
       server.stop();
       server.start();
       Throwable t =
           catchThrowableOfType(ExecutionException.class, () -> batch.get(30, TimeUnit.SECONDS));
       assertThat(t).as("the batch the restart cut").isNotNull();
-      assertThat(t.getCause().getCause()).isInstanceOf(JournalException.class);
-      JournalException e = (JournalException) t.getCause().getCause();
+      assertThat(t.getCause()).isInstanceOf(JournalException.class);
+      JournalException e = (JournalException) t.getCause();
       assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
       assertThat(j.locked()).isFalse();
     }
@@ -115,26 +107,40 @@ class PostgresServerRestartTest {
               + (int) JournalSchema.SCHEMA_LOCK
               + ")");
     }
-    CompletableFuture<PostgresJournal> opening =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return PostgresJournal.open(where, name);
-              } catch (JournalException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    awaitSession(database, "wait_event_type = 'Lock' AND wait_event = 'advisory'");
+    CompletableFuture<?> opening = inBackground(() -> PostgresJournal.open(where, name).close());
+    PostgresSnapshotTerminatedTest.waitingForLock(
+        server, database, "SELECT pg_catalog.pg_advisory_xact_lock(");
     server.stop();
     holder.close();
     server.start();
     Throwable t =
         catchThrowableOfType(ExecutionException.class, () -> opening.get(30, TimeUnit.SECONDS));
     assertThat(t).as("the opening the restart cut").isNotNull();
-    assertThat(t.getCause().getCause()).isInstanceOf(JournalException.class);
-    JournalException e = (JournalException) t.getCause().getCause();
+    assertThat(t.getCause()).isInstanceOf(JournalException.class);
+    JournalException e = (JournalException) t.getCause();
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.IO);
     assertReopened(where, name, 0, 1);
+  }
+
+  /** What the journal does in {@code step}, on another thread; its refusal is the cause. */
+  private static CompletableFuture<?> inBackground(JournalStep step) {
+    CompletableFuture<?> done = new CompletableFuture<>();
+    Thread.ofPlatform()
+        .start(
+            () -> {
+              try {
+                step.run();
+                done.complete(null);
+              } catch (JournalException | RuntimeException e) {
+                done.completeExceptionally(e);
+              }
+            });
+    return done;
+  }
+
+  /** A step of the journal's that may be refused. */
+  private interface JournalStep {
+    void run() throws JournalException;
   }
 
   /** Reopens: {@code count} records, each once, at {@code epoch}; and it takes a new one. */
