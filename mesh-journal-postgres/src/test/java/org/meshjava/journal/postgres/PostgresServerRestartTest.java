@@ -80,12 +80,7 @@ class PostgresServerRestartTest {
       awaitSession(database, "wait_event = 'PgSleep'");
       server.stop();
       server.start();
-      Throwable t =
-          catchThrowableOfType(ExecutionException.class, () -> batch.get(30, TimeUnit.SECONDS));
-      assertThat(t).as("the batch the restart cut").isNotNull();
-      assertThat(t.getCause()).isInstanceOf(JournalException.class);
-      JournalException e = (JournalException) t.getCause();
-      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      assertRefused(batch, JournalException.Reason.FAILED);
       assertThat(j.locked()).isFalse();
     }
     sql(database, "DROP TRIGGER sleepy ON mesh_journal_record");
@@ -113,12 +108,7 @@ class PostgresServerRestartTest {
     server.stop();
     holder.close();
     server.start();
-    Throwable t =
-        catchThrowableOfType(ExecutionException.class, () -> opening.get(30, TimeUnit.SECONDS));
-    assertThat(t).as("the opening the restart cut").isNotNull();
-    assertThat(t.getCause()).isInstanceOf(JournalException.class);
-    JournalException e = (JournalException) t.getCause();
-    assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.IO);
+    assertRefused(opening, JournalException.Reason.IO);
     assertReopened(where, name, 0, 1);
   }
 
@@ -136,6 +126,16 @@ class PostgresServerRestartTest {
               }
             });
     return done;
+  }
+
+  /** Waits for {@code step}, which the restart cut: it must be refused for {@code reason}. */
+  private static void assertRefused(CompletableFuture<?> step, JournalException.Reason reason) {
+    Throwable t =
+        catchThrowableOfType(ExecutionException.class, () -> step.get(30, TimeUnit.SECONDS));
+    assertThat(t).as("the step the restart cut").isNotNull();
+    assertThat(t.getCause()).isInstanceOf(JournalException.class);
+    JournalException e = (JournalException) t.getCause();
+    assertThat(e.reason()).as(e.getMessage()).isEqualTo(reason);
   }
 
   /** A step of the journal's that may be refused. */
