@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,11 @@ import org.tukaani.xz.XZInputStream;
  * <p><b>No orphans.</b> The server runs under a small {@code sh} wrapper that reads this JVM's pipe
  * to it: when the JVM ends, however it ends (a SIGKILL included), the pipe closes and the wrapper
  * stops the server with a fast shutdown. {@link #close()} does the same at once.
+ *
+ * <p><b>Restarts.</b> {@link #stop()} and {@link #start()} stop the server (a fast shutdown, which
+ * ends every session as a server going down does) and start it again on the same port and data
+ * directory, so a test can restart the database under an open journal; the wrapper takes them as
+ * lines on the same pipe, and removes the data only when the pipe closes.
  *
  * <p>This never skips: a server that cannot start throws, so a test depending on it fails.
  * Thread-safe.
@@ -148,7 +154,13 @@ public final class PostgresTestServer implements AutoCloseable {
             List.of(
                 "sh",
                 "-c",
-                "\"$@\" </dev/null & pid=$!; cat >/dev/null; kill -INT $pid 2>/dev/null;"
+                "\"$@\" </dev/null & pid=$!;"
+                    // stop and start, one a line, until the pipe closes.
+                    + " while read -r cmd; do case $cmd in"
+                    + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
+                    + " start) \"$@\" </dev/null & pid=$!;;"
+                    + " esac; done;"
+                    + " kill -INT $pid 2>/dev/null;"
                     + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\"",
                 "sh"));
         wrapped.addAll(postgres);
@@ -202,6 +214,53 @@ public final class PostgresTestServer implements AutoCloseable {
             + (last != null ? last.getMessage() : "")
             + "):\n"
             + logTail());
+  }
+
+  /**
+   * Stops the server with a fast shutdown (every session ended, as when a database goes down),
+   * keeping its data directory and port for {@link #start()}; returns once it has exited.
+   *
+   * @throws IllegalStateException if it does not exit within the start timeout
+   */
+  public synchronized void stop() {
+    command("stop");
+    // The server removes its pid file as it exits.
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (Files.exists(data.resolve("postmaster.pid"))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the PostgreSQL test server did not stop:\n" + logTail());
+      }
+      pause();
+    }
+  }
+
+  /**
+   * Starts the server {@link #stop()} stopped, on the same port and data directory; returns once it
+   * accepts connections.
+   *
+   * @throws IllegalStateException if it does not
+   */
+  public synchronized void start() {
+    command("start");
+    awaitReady();
+  }
+
+  private void command(String line) {
+    try {
+      process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+      process.getOutputStream().flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the PostgreSQL test server's wrapper is gone", e);
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(20);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for PostgreSQL", e);
+    }
   }
 
   /** The loopback port the server listens on. */

@@ -307,9 +307,9 @@ final class JournalSchema {
       lockBefore = rs.getString(1);
       statementBefore = rs.getString(2);
     }
-    // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to half
-    // the lease, which the socket timeout's whole seconds may exceed, or which a lock_timeout_ms
-    // above half the lease exceeds under socketTimeout=0) runs out first, and the server then
+    // The wait is the lock_timeout's alone: a statement_timeout as short (the journal's or a
+    // DBA's longer one, which the half of the socket timeout's whole seconds may exceed) runs out
+    // first, and the server then
     // reports it, in words that name neither the lock nor its holder. Where no lock_timeout runs
     // either (0), the statement's is kept, the only limit left.
     boolean lockLimited = socketMillis > 0 || !"0".equals(lockBefore);
@@ -392,7 +392,7 @@ final class JournalSchema {
    * long as its own for the table (lease_ms=1000: half a second for the lock, a second for the
    * table) two openings behind a stuck upgrade refused each other; the wait for the table also
    * outlasted the socket timeout, so the driver gave up on the session first. No {@code
-   * statement_timeout} runs meanwhile: a DBA's, raised to half the lease, would cancel the
+   * statement_timeout} runs meanwhile: the journal's, or a DBA's longer one, may cancel the
    * statement before its lock's wait ran out.
    */
   private static boolean homeColumns(Connection c, Statement s, JournalTables t)
@@ -714,9 +714,39 @@ final class JournalSchema {
   }
 
   /**
-   * A journal's current epoch (0 if it has none) and the pid of the server process that read it.
+   * What a journal's owner row holds in its epoch column: {@code found} false where there is no
+   * row; {@code epoch} null where the row holds NULL, which no steward writes (the column is NOT
+   * NULL as the journal creates it) and which the driver would hand back as 0, an epoch no steward
+   * ever had.
    */
-  record EpochAt(long epoch, long backend) {}
+  record OwnerEpoch(boolean found, @Nullable Long epoch) {
+    /** No owner row. */
+    static final OwnerEpoch NONE = new OwnerEpoch(false, null);
+
+    OwnerEpoch {
+      if (!found && epoch != null) {
+        throw new IllegalArgumentException("an epoch without an owner row");
+      }
+    }
+
+    /** Whether the row holds NULL. */
+    boolean nulled() {
+      return found && epoch == null;
+    }
+
+    /** Read from {@code rs}'s current row: the epoch at {@code column}, found or not after it. */
+    private static OwnerEpoch read(ResultSet rs, int column) throws SQLException {
+      long value = rs.getLong(column);
+      boolean nulled = rs.wasNull();
+      if (!rs.getBoolean(column + 1)) {
+        return NONE;
+      }
+      return new OwnerEpoch(true, nulled ? null : value);
+    }
+  }
+
+  /** A journal's owner row's epoch and the pid of the server process that read it. */
+  record EpochAt(OwnerEpoch owner, long backend) {}
 
   /**
    * {@link #epoch}, and in the same statement the pid of the server process answering it: the
@@ -726,13 +756,16 @@ final class JournalSchema {
   static EpochAt epochAt(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
-        "SELECT (SELECT epoch FROM "
+        // A row in the FROM, so that a row holding NULL is told from no row at all.
+        "SELECT o.epoch, o.journal IS NOT NULL, pg_catalog.pg_backend_pid()"
+            + " FROM (SELECT ?::pg_catalog.text AS j) AS k LEFT JOIN "
             + t.owner()
-            + " WHERE journal OPERATOR(pg_catalog.=) ?), pg_catalog.pg_backend_pid()",
+            + " AS o ON o.journal OPERATOR(pg_catalog.=) k.j",
         journal,
         rs -> {
           rs.next();
-          return new EpochAt(rs.getLong(1), rs.getLong(2));
+          OwnerEpoch owner = OwnerEpoch.read(rs, 1);
+          return new EpochAt(owner, rs.getLong(3));
         });
   }
 
@@ -1042,8 +1075,12 @@ final class JournalSchema {
     }
   }
 
-  /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
-  static long raiseEpoch(Connection c, JournalTables t, String journal) throws SQLException {
+  /**
+   * Raises the journal's epoch by one (from 1 for a new journal) and returns what the row then
+   * holds, committed: NULL where it held NULL, which a raise leaves NULL (a DBA's edit since the
+   * opening checked it).
+   */
+  static OwnerEpoch raiseEpoch(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
         "INSERT INTO "
@@ -1052,18 +1089,22 @@ final class JournalSchema {
             + " ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch OPERATOR(pg_catalog.+) 1"
             + " RETURNING epoch",
         journal,
-        rs -> {
-          rs.next();
-          return rs.getLong(1);
-        });
+        JournalSchema::raised);
+  }
+
+  /** The epoch a raise's {@code RETURNING epoch} gives in {@code rs}. */
+  private static OwnerEpoch raised(ResultSet rs) throws SQLException {
+    rs.next();
+    long epoch = rs.getLong(1);
+    return new OwnerEpoch(true, rs.wasNull() ? null : epoch);
   }
 
   /**
    * {@link #raiseEpoch(Connection, JournalTables, String)}, recording {@code here} in the owner
    * row: where it records none yet, or, {@code adopt}ing, in place of the one it records.
    */
-  static long raiseEpoch(Connection c, JournalTables t, String journal, Home here, boolean adopt)
-      throws SQLException {
+  static OwnerEpoch raiseEpoch(
+      Connection c, JournalTables t, String journal, Home here, boolean adopt) throws SQLException {
     String keep = adopt ? "EXCLUDED.%1$s" : "coalesce(o.%1$s, EXCLUDED.%1$s)";
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -1081,22 +1122,21 @@ final class JournalSchema {
       ps.setLong(2, here.cluster());
       ps.setLong(3, here.database());
       try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
+        return raised(rs);
       }
     }
   }
 
   /**
-   * The journal's current epoch (0 if it has none). Its {@code =} pg_catalog's by name: the
-   * heartbeat asks on the journal's session, whose path a trigger may have changed.
+   * What the journal's owner row holds in its epoch. Its {@code =} pg_catalog's by name: a batch
+   * asks on the journal's session, whose path a trigger may have changed.
    */
-  static long epoch(Connection c, JournalTables t, String journal) throws SQLException {
+  static OwnerEpoch epoch(Connection c, JournalTables t, String journal) throws SQLException {
     return query(
         c,
-        "SELECT epoch FROM " + t.owner() + " WHERE journal OPERATOR(pg_catalog.=) ?",
+        "SELECT epoch, true FROM " + t.owner() + " WHERE journal OPERATOR(pg_catalog.=) ?",
         journal,
-        rs -> rs.next() ? rs.getLong(1) : 0L);
+        rs -> rs.next() ? OwnerEpoch.read(rs, 1) : OwnerEpoch.NONE);
   }
 
   /**

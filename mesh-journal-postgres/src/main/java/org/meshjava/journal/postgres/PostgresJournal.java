@@ -267,15 +267,22 @@ public final class PostgresJournal implements Journal {
           JournalSchema.Privilege.on("SELECT", "journal", "seq", "line"),
           JournalSchema.Privilege.on("INSERT", "journal", "seq", "line"));
       checkEpochCanRise(c, t, name, location);
-      long epoch;
+      JournalSchema.OwnerEpoch raised;
       if (homed) {
         JournalSchema.Home here = JournalSchema.here(c);
         if (!adopt) {
           checkNotCopied(c, t, name, location, here);
         }
-        epoch = JournalSchema.raiseEpoch(c, t, name, here, adopt);
+        raised = JournalSchema.raiseEpoch(c, t, name, here, adopt);
       } else {
-        epoch = JournalSchema.raiseEpoch(c, t, name);
+        raised = JournalSchema.raiseEpoch(c, t, name);
+      }
+      Long epoch = raised.epoch();
+      if (epoch == null) {
+        // Nulled after the check above (the lock keeps stewards out, not a DBA): NULL + 1 is
+        // NULL, which the driver read as epoch 0, and the journal opened at an epoch no steward
+        // had, its fence comparing with 0.
+        throw editedEpoch(name, location, "NULL", UNRAISABLE);
       }
       // Checked as it streams, as the file journal's read checks its file; no record is kept, and
       // a grant chain is forgotten once a decision past its expiry is read (every record is read,
@@ -402,24 +409,24 @@ public final class PostgresJournal implements Journal {
       throws SQLException, JournalException {
     Optional<String> unraisable = JournalSchema.unraisableEpoch(c, t, name);
     if (unraisable.isPresent()) {
-      throw editedEpoch(
-          name,
-          location,
-          unraisable.get(),
-          ", which no steward writes (epochs start at 1; the column is NOT NULL and above 0 as the"
-              + " journal creates it), so the row or the column's constraints were changed. Stop"
-              + " every steward of this journal, put back the constraints, then");
+      throw editedEpoch(name, location, unraisable.get(), UNRAISABLE);
     }
-    long current = JournalSchema.epoch(c, t, name);
-    if (current == Long.MAX_VALUE) {
+    // One nulled since the look above is refused at the raise, which leaves it NULL.
+    if (Long.valueOf(Long.MAX_VALUE).equals(JournalSchema.epoch(c, t, name).epoch())) {
       throw editedEpoch(
           name,
           location,
-          Long.toString(current),
+          Long.toString(Long.MAX_VALUE),
           ", the largest there is, so no steward can take the journal over; no steward raises it"
               + " that far, so the row was edited. Stop every steward of this journal, then");
     }
   }
+
+  /** Why an owner row's epoch that is NULL or not above 0 cannot be raised. */
+  private static final String UNRAISABLE =
+      ", which no steward writes (epochs start at 1; the column is NOT NULL and above 0 as the"
+          + " journal creates it), so the row or the column's constraints were changed. Stop"
+          + " every steward of this journal, put back the constraints, then";
 
   /** The refusal of an owner row holding {@code epoch}, {@code why} it cannot be raised. */
   private static JournalException editedEpoch(
@@ -1037,11 +1044,14 @@ public final class PostgresJournal implements Journal {
    */
   private JournalException shortInsert(long seq, int inserted, int expected, String takenOver)
       throws SQLException {
-    long current = JournalSchema.epoch(connection, tables, name);
-    if (current == 0) {
+    JournalSchema.OwnerEpoch current = JournalSchema.epoch(connection, tables, name);
+    if (!current.found()) {
       return ownerRowGone(seq);
     }
-    if (current != epoch) {
+    if (current.nulled()) {
+      return ownerEpochNulled(seq);
+    }
+    if (!Long.valueOf(epoch).equals(current.epoch())) {
       return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
     }
     return new JournalException(
@@ -1107,6 +1117,26 @@ public final class PostgresJournal implements Journal {
             + " removes it), so its writes are refused; nothing more is written. Stop every"
             + " steward of this journal, then restart one (it starts again at epoch 1, with"
             + " every record)",
+        null);
+  }
+
+  /**
+   * The journal's owner row holds epoch NULL: no steward writes one (the column is NOT NULL as the
+   * journal creates it), so a DBA dropped the constraint and emptied it. Read as the driver hands
+   * it back, 0, it was "taken over at epoch 0", or a deleted row; neither is so, and whether
+   * another steward took over cannot be told ({@code seq} -1 when no record is concerned).
+   */
+  private JournalException ownerEpochNulled(long seq) {
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "journal "
+            + describe()
+            + " has epoch NULL in its owner row in mesh_journal_owner (no steward writes one: the"
+            + " column's NOT NULL was dropped and the row changed by hand), so whether another"
+            + " steward took it over is not known and its writes are refused; nothing more is"
+            + " written. Stop every steward of this journal, put back the constraint, then delete"
+            + " its row (the next open starts again at epoch 1, with every record)",
         null);
   }
 
@@ -1304,7 +1334,7 @@ public final class PostgresJournal implements Journal {
     synchronized (connectionLock) {
       try {
         JournalSchema.EpochAt read = JournalSchema.epochAt(connection, tables, name);
-        long current = read.epoch();
+        Long current = read.owner().epoch();
         if (read.backend() != backend) {
           fail(
               new JournalException(
@@ -1315,8 +1345,10 @@ public final class PostgresJournal implements Journal {
                       + pooled(backend, read.backend())
                       + "; nothing more is written",
                   null));
-        } else if (current == 0) {
+        } else if (!read.owner().found()) {
           fail(ownerRowGone(-1));
+        } else if (current == null) {
+          fail(ownerEpochNulled(-1));
         } else if (current != epoch) {
           fail(
               new JournalException(

@@ -35,6 +35,14 @@ import org.jspecify.annotations.Nullable;
  *       refused, naming that session. It is the journal's sessions' {@code lock_timeout}, whatever
  *       a role or the database sets, so a role with none cannot hold a serve for as long as the
  *       DBA's transaction lasts.
+ *   <li>{@code statement_timeout_ms} (default midway between the lock timeout and the lease; 0 for
+ *       none, else more than the lock timeout and less than the lease): how long any one of the
+ *       journal's statements runs before the server cancels it. It bounds what no lock names: a
+ *       trigger or function on the tables that sleeps or loops, a server too slow to answer. Above
+ *       the lock timeout, so that a statement waiting for a lock is refused naming the session that
+ *       holds it; below the lease, and so below the driver's socket timeout, so that the server's
+ *       cancel, which says why and leaves the session usable, comes first. Where the socket timeout
+ *       is lifted ({@code socketTimeout=0}) it is the one limit left.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
  *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
@@ -46,12 +54,12 @@ import org.jspecify.annotations.Nullable;
  * setting puts ahead of it later, or a temporary table left in the session, holding tables of the
  * same names, cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and
  * raises a role's or the database's {@code idle_in_transaction_session_timeout} and {@code
- * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} below half the
- * lease to half the lease, and sets {@code lock_timeout} to {@code lock_timeout_ms}, in the same
- * statement (SPEC.md section 60.7, "Faults"). That includes one this URL's own {@code options}
- * parameter sets ({@code options=-c statement_timeout=100}): a shorter limit cancels a batch and
- * fails the journal, whoever set it; to give the journal a limit, give it one of half the lease or
- * more.
+ * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} where there is
+ * none or a shorter one to {@code statement_timeout_ms}, and sets {@code lock_timeout} to {@code
+ * lock_timeout_ms}, in the same statement (SPEC.md section 60.7, "Faults"). That includes one this
+ * URL's own {@code options} parameter sets ({@code options=-c statement_timeout=100}): a shorter
+ * limit cancels a batch and fails the journal, whoever set it; to give the journal a limit, give it
+ * {@code statement_timeout_ms}.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever. One
@@ -89,6 +97,9 @@ public final class PostgresLocation {
   /** The URL's {@code lock_timeout_ms}; null for the default, half the lease (which may change). */
   private final @Nullable Duration lockTimeout;
 
+  /** The URL's {@code statement_timeout_ms}; null for the default (see statementTimeout()). */
+  private final @Nullable Duration statementTimeout;
+
   private final @Nullable String schema;
 
   private PostgresLocation(
@@ -101,6 +112,7 @@ public final class PostgresLocation {
       Duration lease,
       Duration lockWait,
       @Nullable Duration lockTimeout,
+      @Nullable Duration statementTimeout,
       @Nullable String schema) {
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
@@ -125,6 +137,21 @@ public final class PostgresLocation {
     }
     refuseShortSocketTimeout(
         parameters.get("socketTimeout"), lockTimeout != null ? lockTimeout : lease.dividedBy(2));
+    if (statementTimeout != null
+        && !statementTimeout.isZero()
+        && (statementTimeout.compareTo(lockTimeout != null ? lockTimeout : lease.dividedBy(2)) <= 0
+            || statementTimeout.compareTo(lease) >= 0)) {
+      // At the lock timeout or below, a statement waiting for a lock is cancelled as overlong
+      // first, in words naming neither the lock nor its holder; at the lease or above, the driver's
+      // socket timeout (the lease) gives up first, in words for a lost connection.
+      throw new IllegalArgumentException(
+          "statement_timeout_ms must be 0 (none), or more than the lock timeout ("
+              + (lockTimeout != null ? lockTimeout : lease.dividedBy(2)).toMillis()
+              + " ms, lock_timeout_ms or half lease_ms) and less than lease_ms ("
+              + lease.toMillis()
+              + "): "
+              + statementTimeout.toMillis());
+    }
     if (schema != null
         && (schema.isEmpty() || schema.getBytes(StandardCharsets.UTF_8).length > MAX_IDENTIFIER)) {
       // The server would cut a longer name to its first 63 bytes: another schema than the one
@@ -148,6 +175,7 @@ public final class PostgresLocation {
     this.lease = lease;
     this.lockWait = lockWait;
     this.lockTimeout = lockTimeout;
+    this.statementTimeout = statementTimeout;
     this.schema = schema;
   }
 
@@ -252,6 +280,11 @@ public final class PostgresLocation {
     String lockTimeoutMs = params.remove("lock_timeout_ms");
     Duration lockTimeout =
         lockTimeoutMs == null ? null : millis(lockTimeoutMs, "lock_timeout_ms", Duration.ZERO);
+    String statementTimeoutMs = params.remove("statement_timeout_ms");
+    Duration statementTimeout =
+        statementTimeoutMs == null
+            ? null
+            : millis(statementTimeoutMs, "statement_timeout_ms", Duration.ZERO);
     String schema = params.remove("schema");
     return new PostgresLocation(
         host,
@@ -263,6 +296,7 @@ public final class PostgresLocation {
         lease,
         lockWait,
         lockTimeout,
+        statementTimeout,
         schema);
   }
 
@@ -299,6 +333,17 @@ public final class PostgresLocation {
     return lockTimeout != null ? lockTimeout : lease.dividedBy(2);
   }
 
+  /**
+   * How long one of the journal's statements runs before the server cancels it: the URL's {@code
+   * statement_timeout_ms} (zero for none), or midway between {@link #lockTimeout()} and the lease
+   * (see the class comment).
+   */
+  public Duration statementTimeout() {
+    return statementTimeout != null
+        ? statementTimeout
+        : lockTimeout().plus(lease.minus(lockTimeout()).dividedBy(2));
+  }
+
   /** The schema named by the URL's {@code schema}, if it names one (see the class comment). */
   public Optional<String> schema() {
     return Optional.ofNullable(schema);
@@ -306,14 +351,27 @@ public final class PostgresLocation {
 
   /** This location with another lease. */
   public PostgresLocation withLease(Duration v) {
-    return new PostgresLocation(
-        host, port, database, user, password, parameters, v, lockWait, lockTimeout, schema);
+    return with(v, lockWait);
   }
 
   /** This location with another lock wait. */
   public PostgresLocation withLockWait(Duration v) {
+    return with(lease, v);
+  }
+
+  private PostgresLocation with(Duration lease, Duration lockWait) {
     return new PostgresLocation(
-        host, port, database, user, password, parameters, lease, v, lockTimeout, schema);
+        host,
+        port,
+        database,
+        user,
+        password,
+        parameters,
+        lease,
+        lockWait,
+        lockTimeout,
+        statementTimeout,
+        schema);
   }
 
   /**
@@ -370,11 +428,12 @@ public final class PostgresLocation {
    *       records after its snapshot, an export's writes), which leaves the session idle in its
    *       transaction meanwhile; a DBA's limit below the lease ended such a read part way, where
    *       the journal's own session, given the lease, went on.
-   *   <li>{@code statement_timeout}, to half the lease. A limit tuned for an application's queries
-   *       (50 ms) cancelled a batch's insert or COMMIT on a loaded server, and a cancelled batch
-   *       fails the journal. Half the lease, not the lease: the connection's socket timeout is the
-   *       lease, and the server's cancel, which leaves the session usable and says why, must come
-   *       first.
+   *   <li>{@code statement_timeout}, to {@link #statementTimeout()} where a role or database gives
+   *       none or a shorter one (every limit lifted where that is zero). A limit tuned for an
+   *       application's queries (50 ms) cancelled a batch's insert or COMMIT on a loaded server,
+   *       and a cancelled batch fails the journal; with none, a trigger that slept held a batch,
+   *       and every serve queued behind it, until the driver's socket timeout gave up, or for ever
+   *       where that was lifted ({@code socketTimeout=0}).
    *   <li>{@code lock_timeout}, set to {@link #lockTimeout()} (half the lease unless the URL says),
    *       whatever it was: a batch's insert waits for the tables' locks (a DBA's {@code CREATE
    *       INDEX}, another steward's opening adding the owner table's columns) and the raise of an
@@ -409,7 +468,7 @@ public final class PostgresLocation {
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
-                + " ('idle_session_timeout', ?), ('statement_timeout', ?),"
+                + " ('idle_session_timeout', ?),"
                 // PostgreSQL 17's; on an earlier server pg_settings has no such row, and nothing
                 // is set.
                 + " ('transaction_timeout', '0')) AS l(name, floor)"
@@ -418,7 +477,14 @@ public final class PostgresLocation {
                 + " WHERE CASE WHEN s.name OPERATOR(pg_catalog.=) l.name"
                 + " THEN s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
                 + " AND (l.floor OPERATOR(pg_catalog.=) '0' OR s.setting::pg_catalog.int8"
-                + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8) ELSE false END)"
+                + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8) ELSE false END),"
+                // The statements' own limit, set where there is none as well: with none, nothing
+                // bounded a statement a trigger kept running but the driver's socket timeout.
+                + " (SELECT pg_catalog.set_config(t.name, ?, false) FROM pg_catalog.pg_settings t"
+                + " WHERE t.name OPERATOR(pg_catalog.=) 'statement_timeout'"
+                // 0, none, is below any limit; a limit of 0 lifts any.
+                + " AND (?::pg_catalog.int8 OPERATOR(pg_catalog.=) 0"
+                + " OR t.setting::pg_catalog.int8 OPERATOR(pg_catalog.<) ?::pg_catalog.int8))"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text,"
                 // The path's first schema but the session's temporary one: a path naming pg_temp
@@ -432,8 +498,11 @@ public final class PostgresLocation {
       ps.setString(1, Long.toString(lockTimeout().toMillis()));
       ps.setString(2, Long.toString(lease.toMillis()));
       ps.setString(3, Long.toString(lease.toMillis()));
-      ps.setString(4, Long.toString(lease.toMillis() / 2));
-      ps.setString(5, schema);
+      String statementLimit = Long.toString(statementTimeout().toMillis());
+      ps.setString(4, statementLimit);
+      ps.setString(5, statementLimit);
+      ps.setString(6, statementLimit);
+      ps.setString(7, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
         if (exists && !rs.getBoolean(3)) {

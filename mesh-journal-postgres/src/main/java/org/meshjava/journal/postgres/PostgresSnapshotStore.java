@@ -253,16 +253,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         if (bytes == null) {
           // A DBA who dropped the column's NOT NULL and emptied the row: Optional.of(null) ended
           // the read in a NullPointerException.
-          throw new SnapshotException(
-              SnapshotException.Reason.MALFORMED,
-              "the latest snapshot in "
-                  + describe()
-                  + " (count "
-                  + rs.getLong(1)
-                  + ") is NULL: the store never saves one (the column is NOT NULL as it creates"
-                  + " it), so the row, or the column's constraint, was changed by other than the"
-                  + " store",
-              null);
+          throw nulled(rs.getLong(1));
         }
         return Optional.of(bytes);
       }
@@ -317,6 +308,22 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
   }
 
+  /**
+   * The refusal of the latest row, at {@code count}, holding NULL: a DBA who dropped the column's
+   * NOT NULL and emptied the row.
+   */
+  private SnapshotException nulled(long count) {
+    return new SnapshotException(
+        SnapshotException.Reason.MALFORMED,
+        "the latest snapshot in "
+            + describe()
+            + " (count "
+            + count
+            + ") is NULL: the store never saves one (the column is NOT NULL as it creates it), so"
+            + " the row, or the column's constraint, was changed by other than the store",
+        null);
+  }
+
   /** The latest row's header, read a slice at a time in {@code c}'s transaction. */
   private Optional<SnapshotHeader> header(Connection c, JournalTables t)
       throws SQLException, SnapshotException {
@@ -335,6 +342,11 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         }
         count = rs.getLong(1);
         size = rs.getLong(2);
+        if (rs.wasNull()) {
+          // octet_length(NULL) is NULL, which the driver hands back as 0: the header's read then
+          // said the snapshot ended at byte 0, as if it had been cut short.
+          throw nulled(count);
+        }
       }
     }
     try (PreparedStatement slice =

@@ -53,11 +53,18 @@ class PostgresDbaSettingsTest {
     assertThat(PostgresJournal.readLines(readOnly, name)).hasSize(2);
   }
 
+  /**
+   * A DBA's statement_timeout shorter than the journal's lock timeout was raised only to half the
+   * lease, the lock timeout itself, and cancelled the raise's wait first: refused "statement
+   * timeout", naming neither the lock nor its holder. It is raised above the lock timeout now
+   * (statement_timeout_ms, midway to the lease), and the refusal names the session to end.
+   */
   @Test
-  void aStatementTimeoutShorterThanAnOpeningsWait_isRefusedIo_namingIt() throws Exception {
+  void aStatementTimeoutShorterThanAnOpeningsWait_isRaised_andTheRefusalNamesTheHolder()
+      throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
     String name = PostgresJournalTest.newName();
-    PostgresLocation where = at(database, USER, "");
+    PostgresLocation where = at(database, USER, "?lease_ms=1000");
     PostgresJournal.open(where, name).close();
     sql(database, "ALTER DATABASE " + database + " SET statement_timeout = '300ms'");
     try (Connection blocker = PostgresSchemaLockTest.server.connect(database);
@@ -70,7 +77,10 @@ class PostgresDbaSettingsTest {
               JournalException.class,
               e -> {
                 assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
-                assertThat(e.getMessage()).contains("statement timeout");
+                assertThat(e.getMessage())
+                    .contains("waited lock_timeout_ms=500")
+                    .contains("pg_terminate_backend(")
+                    .doesNotContain("statement timeout");
               });
       blocker.rollback();
     }

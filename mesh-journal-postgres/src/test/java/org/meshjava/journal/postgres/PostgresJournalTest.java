@@ -681,7 +681,7 @@ class PostgresJournalTest {
             });
     // Refused before anything is raised or read: the row is as it was, and the lock released.
     try (Connection c = server.connect(database)) {
-      assertThat(JournalSchema.epoch(c, PUBLIC, last)).isEqualTo(Long.MAX_VALUE);
+      assertThat(JournalSchema.epoch(c, PUBLIC, last).epoch()).isEqualTo(Long.MAX_VALUE);
     }
     sql("UPDATE mesh_journal_owner SET epoch = 7 WHERE journal = '" + last + "'");
     try (PostgresJournal j = PostgresJournal.open(location(), last)) {

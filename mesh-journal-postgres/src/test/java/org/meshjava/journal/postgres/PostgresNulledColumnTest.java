@@ -3,6 +3,8 @@ package org.meshjava.journal.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,8 +62,124 @@ class PostgresNulledColumnTest {
     assertThat(e.getMessage()).contains("holds epoch NULL").contains(w.name());
   }
 
+  /**
+   * The lock keeps other stewards out, not a DBA: an epoch nulled after the opening's check and
+   * before its raise stayed NULL (NULL + 1), which the driver read as 0, and the journal opened at
+   * epoch 0, an epoch no steward has.
+   */
   @Test
-  void aNulledSnapshot_isRefusedTyped_namingItsCount() throws Exception {
+  void anEpochNulledJustBeforeTheRaise_refusesTheOpening_notAnEpochOfZero() throws Exception {
+    Written w =
+        Written.records(1, "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL");
+    Connection[] dba = new Connection[1];
+    try (Connection c = server.connect(w.database())) {
+      dba[0] = c;
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class,
+              () ->
+                  PostgresJournal.open(
+                          w.where(),
+                          w.name(),
+                          () -> {},
+                          real -> nullingBeforeTheRaise(real, dba[0]))
+                      .close());
+      assertThat(e).as("the opening").isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.CORRUPT);
+      assertThat(e.getMessage()).contains("holds epoch NULL").contains(w.name());
+    }
+  }
+
+  /** {@code real}, on which the DBA's {@code dba} nulls the epoch as the raise is prepared. */
+  private static Connection nullingBeforeTheRaise(Connection real, Connection dba) {
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (p, m, args) -> {
+              if (m.getName().equals("prepareStatement")
+                  && args[0] instanceof String sql
+                  && sql.contains("DO UPDATE SET")) {
+                try (Statement s = dba.createStatement()) {
+                  s.execute("UPDATE mesh_journal_owner SET epoch = NULL");
+                }
+              }
+              try {
+                return m.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  /**
+   * Under a running journal a NULL epoch was read as 0: "no owner row any more", which is not so.
+   */
+  @Test
+  void anEpochNulledUnderARunningJournal_failsItsNextBatch_sayingNull_notADeletedRow()
+      throws Exception {
+    Running r = Running.open("?lease_ms=60000");
+    try (PostgresJournal j = r.journal()) {
+      sql(r.database(), NULLED_EPOCH);
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class, () -> j.append(PostgresJournalTest.authorised(1)));
+      assertThat(e).as("the batch").isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      assertThat(e.getMessage())
+          .contains("has epoch NULL in its owner row")
+          .doesNotContain("no owner row")
+          .doesNotContain("taken over");
+    }
+  }
+
+  @Test
+  void anEpochNulledUnderARunningJournal_failsItsHeartbeat_sayingNull_notADeletedRow()
+      throws Exception {
+    // The shortest lease: a heartbeat every third of a second.
+    Running r = Running.open("?lease_ms=1000");
+    try (PostgresJournal j = r.journal()) {
+      sql(r.database(), NULLED_EPOCH);
+      for (int i = 0; i < 300 && j.refusesAppends().isEmpty(); i++) {
+        Thread.sleep(20);
+      }
+      assertThat(j.refusesAppends()).as("the heartbeat's failure").isPresent();
+      assertThat(j.refusesAppends().get())
+          .contains("has epoch NULL in its owner row")
+          .doesNotContain("no owner row");
+    }
+  }
+
+  private static final String[] NULLED_EPOCH = {
+    "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",
+    "UPDATE mesh_journal_owner SET epoch = NULL"
+  };
+
+  /** An open journal holding one record, in a database of its own. */
+  record Running(String database, PostgresJournal journal) {
+    static Running open(String parameters) throws Exception {
+      String database = server.newDatabase();
+      PostgresJournal j =
+          PostgresJournal.open(
+              PostgresLocation.parse(server.url(database) + parameters),
+              PostgresJournalTest.newName());
+      j.append(PostgresJournalTest.authorised(0));
+      return new Running(database, j);
+    }
+  }
+
+  /** A NULL row's size is NULL, read as 0: its header's read said it "ended at byte 0". */
+  @Test
+  void aNulledSnapshot_isRefusedTyped_byTheHeadersReadToo() throws Exception {
+    PostgresSnapshotStore store = nulledSnapshot();
+    SnapshotException e = catchThrowableOfType(SnapshotException.class, store::latestHeader);
+    assertThat(e).isNotNull();
+    assertThat(e.reason()).isEqualTo(SnapshotException.Reason.MALFORMED);
+    assertThat(e.getMessage()).contains("(count 5) is NULL").doesNotContain("ended");
+  }
+
+  /** A store whose one snapshot, at count 5, a DBA nulled. */
+  private static PostgresSnapshotStore nulledSnapshot() throws Exception {
     String database = server.newDatabase();
     PostgresSnapshotStore store =
         PostgresSnapshotStore.of(PostgresLocation.parse(server.url(database)), "did:key:n");
@@ -70,7 +188,12 @@ class PostgresNulledColumnTest {
         database,
         "ALTER TABLE mesh_journal_snapshot ALTER COLUMN snapshot DROP NOT NULL",
         "UPDATE mesh_journal_snapshot SET snapshot = NULL");
+    return store;
+  }
 
+  @Test
+  void aNulledSnapshot_isRefusedTyped_namingItsCount() throws Exception {
+    PostgresSnapshotStore store = nulledSnapshot();
     SnapshotException e = catchThrowableOfType(SnapshotException.class, store::latest);
     assertThat(e).isNotNull();
     assertThat(e.reason()).isEqualTo(SnapshotException.Reason.MALFORMED);
@@ -78,12 +201,15 @@ class PostgresNulledColumnTest {
   }
 
   /** A journal in a database of its own, written and closed, then changed by a DBA. */
-  record Written(PostgresLocation where, String name) {
+  record Written(String database, PostgresLocation where, String name) {
     /** Writes {@code count} records, closes the journal, then runs the DBA's {@code changes}. */
     static Written records(int count, String... changes) throws Exception {
       String database = server.newDatabase();
       Written w =
-          new Written(PostgresLocation.parse(server.url(database)), PostgresJournalTest.newName());
+          new Written(
+              database,
+              PostgresLocation.parse(server.url(database)),
+              PostgresJournalTest.newName());
       try (PostgresJournal j = PostgresJournal.open(w.where(), w.name())) {
         for (int i = 0; i < count; i++) {
           j.append(PostgresJournalTest.authorised(i));

@@ -39,7 +39,7 @@ class PostgresSchemaLockHeldTest {
         Statement s = c.createStatement()) {
       s.execute("ALTER DATABASE " + database + " SET statement_timeout = '100ms'");
     }
-    // Half the lease (750ms) is shorter than half the socket timeout (2 s) here.
+    // Half the lease (750ms) is shorter than half the socket timeout (1 s of its 2 s) here.
     assertHolderNamed(database, "?lease_ms=1500");
   }
 
