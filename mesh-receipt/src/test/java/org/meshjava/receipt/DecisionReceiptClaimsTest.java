@@ -103,4 +103,23 @@ class DecisionReceiptClaimsTest {
             ReceiptException.class,
             e -> assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT));
   }
+
+  /** SPEC.md 20: {@code uj_per_decision} is a MUST on a decision; a core without it is refused. */
+  @Test
+  void decode_refusesADecisionReceiptWithoutUjPerDecision() {
+    MeshReceipt d = ClaimsFixtures.decision(ClaimsFixtures.REQUEST);
+    CborMap.Builder b = CborMap.builder();
+    for (CborMap.Entry e : d.toSignedCore().entries()) {
+      if (!e.key().equals(new CborText("uj_per_decision"))) {
+        b.put(e.key(), e.value());
+      }
+    }
+    assertThatThrownBy(() -> SignedCore.decode(b.build()))
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT);
+              assertThat(e.getMessage()).contains("uj_per_decision");
+            });
+  }
 }
