@@ -16,9 +16,11 @@ frame where no frame of ours is on the stack (Jetty's own), with the class most 
 
 Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part below
 whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
-bytes are scaled to the run's measured KB per request. A recording that is missing, not JSON, or not
-jfr print --json's shape stops with one line naming the file and what is wrong, and exit code 1. The seal is split finer than in
+bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
+
+A recording that is missing, not JSON, or not jfr print --json's shape stops with one line naming
+the file and what is wrong, and exit code 1.
 """
 import argparse
 import collections
