@@ -18,6 +18,9 @@ Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the
 whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
+
+A recording that is missing, not JSON, or not jfr print --json's shape stops with one line naming
+the file and what is wrong, and exit code 1.
 """
 import argparse
 import collections
@@ -78,29 +81,56 @@ def arguments(argv):
     return args
 
 
+def events_of(path):
+    """The recording's events; a missing, unreadable or non-JSON file, or JSON that is not jfr print
+    --json's shape, stops with one line naming the file and what is wrong, and exit code 1."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            events = json.load(f)["recording"]["events"]
+    except OSError as e:
+        fail(f"{path}: cannot read the recording: {e.strerror or e}")
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        fail(f"{path}: not JSON ({e}); make it with jfr print --json")
+    except (KeyError, TypeError):
+        fail(f"{path}: JSON without recording.events; make it with jfr print --json")
+    if not isinstance(events, list):
+        fail(f"{path}: recording.events is not a list")
+    return events
+
+
+def fail(message):
+    print(f"jfr-alloc-table.py: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
 def main():
     args = arguments(sys.argv[1:])
     n_sites = args.sites
-    events = json.load(open(args.recording))["recording"]["events"]
+    events = events_of(args.recording)
     kb = args.kb_per_request
     sites = collections.Counter()
     site_class = collections.defaultdict(collections.Counter)
     parts = [(n, re.compile(p)) for n, p in PARTS]
     weights = collections.Counter()
     total = 0
-    for e in events:
-        v = e["values"]
-        thread = v.get("eventThread")
-        if thread is None or (thread["javaName"] or "").startswith(NOT_MESH) or not v["stackTrace"]:
-            continue
-        m = [f["method"] for f in v["stackTrace"]["frames"]]
-        frames = [f["type"]["name"].replace("/", ".") + "." + f["name"] for f in m]
-        part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
-        weights[part] += v["weight"]
-        total += v["weight"]
-        where = site(v)
-        sites[where] += v["weight"]
-        site_class[where][v["objectClass"]["name"]] += v["weight"]
+    for i, e in enumerate(events):
+        try:
+            v = e["values"]
+            thread = v.get("eventThread")
+            if thread is None or (thread["javaName"] or "").startswith(NOT_MESH) or not v["stackTrace"]:
+                continue
+            m = [f["method"] for f in v["stackTrace"]["frames"]]
+            frames = [f["type"]["name"].replace("/", ".") + "." + f["name"] for f in m]
+            part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
+            weight = v["weight"] + 0
+            where = site(v)
+            allocated = v["objectClass"]["name"]
+        except (KeyError, TypeError, IndexError, AttributeError):
+            fail(f"{args.recording}: event {i} is not a jdk.ObjectAllocationSample as jfr print --json writes it")
+        weights[part] += weight
+        total += weight
+        sites[where] += weight
+        site_class[where][allocated] += weight
     print("| part | share of bytes | KB per request |")
     print("|---|---|---|")
     for n in [n for n, _ in PARTS] + [JETTY]:

@@ -1,12 +1,14 @@
 package org.meshjava.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code jfr-alloc-table.py}'s arguments. Regression: a bare {@code --sites} at the end of the line
  * read the next word as the count and stopped with an {@code IndexError}; it now lists the top 15
- * sites, and a count that is not a positive number is a usage line and exit 2. Runs the script on a
- * two-sample recording; skipped where no {@code python3} is on the path, except on CI ({@code
- * CI=true}), where a missing python3 fails it.
+ * sites, and a count that is not a positive number is a usage line and exit 2. A recording that is
+ * missing, not JSON, or JSON of another shape stopped with a traceback; it is now one line naming
+ * the file, and exit 1. Runs the script on a two-sample recording; skipped where no {@code python3}
+ * is on the path, except on CI ({@code CI=true}), where a missing python3 fails it.
  */
 class JfrAllocTableArgumentsTest {
   @TempDir Path tmp;
@@ -37,8 +40,14 @@ class JfrAllocTableArgumentsTest {
          "name":"take"},"lineNumber":7}]}}}]}}
       """;
 
+  /** How long the script may take before the test gives up on it and ends it. */
+  private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(30);
+
   private Ran table(String... args) throws IOException, InterruptedException {
-    Path recording = Files.writeString(tmp.resolve("a.json"), RECORDING);
+    return table(Files.writeString(tmp.resolve("a.json"), RECORDING), args);
+  }
+
+  private Ran table(Path recording, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("python3", "jfr-alloc-table.py"));
     command.add(recording.toString());
     command.add("4.0");
@@ -60,11 +69,23 @@ class JfrAllocTableArgumentsTest {
       assumeTrue(false, "no python3 on the path: " + noPython.getMessage());
       throw noPython;
     }
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the script ended").isTrue();
+    awaitEnd(p, SCRIPT_LIMIT);
     return new Ran(
         p.exitValue(),
         Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Waits for {@code p} to end; one that has not within {@code limit} is killed before the test
+   * fails, so a hung script does not outlive the test run (holding its files, and the build's
+   * machine, until someone finds it).
+   */
+  static void awaitEnd(Process p, Duration limit) throws InterruptedException {
+    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      throw new AssertionError("the script did not end within " + limit + "; killed");
+    }
   }
 
   @Test
@@ -84,5 +105,44 @@ class JfrAllocTableArgumentsTest {
     Ran ran = table("--sites", "0");
     assertThat(ran.code()).isEqualTo(2);
     assertThat(ran.err()).contains("usage:").doesNotContain("Traceback");
+  }
+
+  @Test
+  void aMissingRecording_isOneLineNamingIt_exit1() throws Exception {
+    Ran ran = table(tmp.resolve("absent.json"));
+    assertThat(ran.err()).doesNotContain("Traceback").contains("absent.json: cannot read");
+    assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
+  void aRecordingThatIsNotJfrPrintJson_isOneLineNamingIt_exit1() throws Exception {
+    // Two files in one case: each script run takes seconds on a loaded machine.
+    Ran text = table(Files.writeString(tmp.resolve("text.jfr"), "FLR\0 not JSON"));
+    assertThat(text.err()).doesNotContain("Traceback").contains("text.jfr: not JSON");
+    assertThat(text.code()).isEqualTo(1);
+    Ran other = table(Files.writeString(tmp.resolve("other.json"), "{\"events\": []}"));
+    assertThat(other.err())
+        .doesNotContain("Traceback")
+        .contains("other.json: JSON without recording.events");
+    assertThat(other.code()).isEqualTo(1);
+  }
+
+  @Test
+  void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
+    Process hung;
+    try {
+      hung = new ProcessBuilder("sleep", "60").start();
+    } catch (IOException noSleep) {
+      assumeTrue(false, "no sleep command: " + noSleep.getMessage());
+      throw noSleep;
+    }
+    try {
+      assertThatThrownBy(() -> awaitEnd(hung, Duration.ofMillis(50)))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("did not end");
+      assertThat(hung.isAlive()).as("the hung process, after the test gave up on it").isFalse();
+    } finally {
+      hung.destroyForcibly();
+    }
   }
 }

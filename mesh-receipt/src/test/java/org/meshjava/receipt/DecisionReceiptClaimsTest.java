@@ -91,16 +91,36 @@ class DecisionReceiptClaimsTest {
   @Test
   void decode_refusesADecisionReceiptWhoseFiguresDisagree() {
     MeshReceipt d = ClaimsFixtures.decision(ClaimsFixtures.REQUEST);
-    CborMap.Builder b = CborMap.builder();
-    for (CborMap.Entry e : d.toSignedCore().entries()) {
-      if (!e.key().equals(new CborText("uj_per_decision"))) {
-        b.put(e.key(), e.value());
-      }
-    }
+    CborMap.Builder b = coreWithout(d, "uj_per_decision");
     b.put("uj_per_decision", 1);
     assertThatThrownBy(() -> SignedCore.decode(b.build()))
         .isInstanceOfSatisfying(
             ReceiptException.class,
             e -> assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT));
+  }
+
+  /** SPEC.md 20: {@code uj_per_decision} is a MUST on a decision; a core without it is refused. */
+  @Test
+  void decode_refusesADecisionReceiptWithoutUjPerDecision() {
+    MeshReceipt d = ClaimsFixtures.decision(ClaimsFixtures.REQUEST);
+    CborMap.Builder b = coreWithout(d, "uj_per_decision");
+    assertThatThrownBy(() -> SignedCore.decode(b.build()))
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT);
+              assertThat(e.getMessage()).contains("uj_per_decision");
+            });
+  }
+
+  /** {@code r}'s signed core with every entry but {@code key}'s, to build on. */
+  private static CborMap.Builder coreWithout(MeshReceipt r, String key) {
+    CborMap.Builder b = CborMap.builder();
+    for (CborMap.Entry e : r.toSignedCore().entries()) {
+      if (!e.key().equals(new CborText(key))) {
+        b.put(e.key(), e.value());
+      }
+    }
+    return b;
   }
 }

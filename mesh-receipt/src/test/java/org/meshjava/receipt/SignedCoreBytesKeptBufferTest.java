@@ -93,10 +93,37 @@ class SignedCoreBytesKeptBufferTest {
     assertThat(lengths[1]).as("after a 24 KB core").isLessThanOrEqualTo(16 << 10);
   }
 
-  private static int keptLength(Object write) throws ReflectiveOperationException {
-    Field out = write.getClass().getDeclaredField("out");
-    out.setAccessible(true);
-    return ((byte[]) out.get(write)).length;
+  private static int keptLength(Object slot) {
+    byte[] kept = ((byte[][]) slot)[0];
+    return kept == null ? 0 : kept.length;
+  }
+
+  /**
+   * A thread's slot holds only JDK types (a {@code byte[][]} holding the buffer), never an object
+   * of a class of ours: a container's pooled thread outlives a redeployed application, and a value
+   * of our class in its thread-local map would keep the old application's class loader, and every
+   * class it loaded, reachable for as long as the thread lives. Read through reflection, as nothing
+   * else shows it.
+   */
+  @Test
+  void aThreadsSlot_holdsOnlyJdkTypes_soAPooledThreadPinsNoClassLoaderOfOurs() throws Exception {
+    Field kept = SignedCoreBytes.class.getDeclaredField("KEPT");
+    kept.setAccessible(true);
+    ThreadLocal<?> perThread = (ThreadLocal<?>) kept.get(null);
+    Object slot;
+    try (ExecutorService one = Executors.newSingleThreadExecutor()) {
+      slot =
+          one.submit(
+                  () -> {
+                    assertWrittenAsTheMap(full());
+                    return perThread.get();
+                  })
+              .get();
+    }
+    assertThat(slot.getClass().getClassLoader())
+        .as("the loader of the slot's %s", slot.getClass().getName())
+        .isNull();
+    assertThat(((Object[]) slot)[0]).as("what the slot holds").isInstanceOf(byte[].class);
   }
 
   @Test

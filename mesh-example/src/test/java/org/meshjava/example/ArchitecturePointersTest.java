@@ -1,0 +1,170 @@
+package org.meshjava.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ARCHITECTURE.md names, for each MUST, the class that enforces it and the tests that guard it. A
+ * class renamed, moved or removed leaves that line pointing at nothing, and nothing else notices.
+ * So every pointer the file writes is resolved against the source tree: a qualified class ({@code
+ * steward.Sealer}, {@code journal.internal.ReplayState}, {@code journal.JournalEntry.Suspended…})
+ * must be a file under some module's {@code src/main/java/org/meshjava}, each name after the class
+ * (a nested type or a member) must occur in it, a method named in parentheses after it ({@code
+ * jcp.Gate} ({@code decide})) too, and a test class ({@code FooTest}, {@code FooTest.someCase})
+ * must exist under some module's {@code src/test/java}, with the case named in it.
+ */
+class ArchitecturePointersTest {
+  private static final Path ROOT = Path.of("..");
+  private static final Pattern TICKED = Pattern.compile("`([^`\\s]+)`");
+
+  /** A qualified class, then nested types or members: {@code pkg.sub.Class.Nested.member}. */
+  private static final Pattern CLASS_POINTER =
+      Pattern.compile("((?:[a-z][a-z0-9]*\\.)+)([A-Z]\\w*)((?:\\.\\w+)*)(?:\\(\\))?");
+
+  /** A test class, with one of its cases: {@code FooTest} or {@code FooTest.someCase}. */
+  private static final Pattern TEST_POINTER = Pattern.compile("([A-Z]\\w*Tests?)(?:\\.(\\w+))?");
+
+  /** A qualified class followed by members in parentheses: {@code `jcp.Gate` (`decide`)}. */
+  private static final Pattern CLASS_WITH_MEMBERS =
+      Pattern.compile("`((?:[a-z][a-z0-9]*\\.)+[A-Z]\\w*)` \\(([^)]*)\\)");
+
+  private static final Pattern MEMBER = Pattern.compile("`([a-z]\\w*)`");
+
+  private static String architecture;
+
+  /**
+   * Main source by its path under {@code org/meshjava}, without {@code .java}: {@code jcp/Gate}.
+   */
+  private static Map<String, String> mainSources;
+
+  /** Test source by its class's simple name; all of them where two modules share a name. */
+  private static Map<String, List<String>> testSources;
+
+  @BeforeAll
+  static void readTheTree() throws IOException {
+    architecture = Files.readString(ROOT.resolve("ARCHITECTURE.md"));
+    mainSources = new HashMap<>();
+    testSources = new HashMap<>();
+    try (Stream<Path> modules = Files.list(ROOT)) {
+      for (Path module : modules.filter(Files::isDirectory).toList()) {
+        Path main = module.resolve("src/main/java/org/meshjava");
+        for (Path f : javaFiles(main)) {
+          String rel = main.relativize(f).toString().replace('\\', '/');
+          mainSources.put(rel.substring(0, rel.length() - ".java".length()), read(f));
+        }
+        for (Path f : javaFiles(module.resolve("src/test/java"))) {
+          String name = f.getFileName().toString();
+          testSources
+              .computeIfAbsent(
+                  name.substring(0, name.length() - ".java".length()), k -> new ArrayList<>())
+              .add(read(f));
+        }
+      }
+    }
+  }
+
+  private static List<Path> javaFiles(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(f -> f.toString().endsWith(".java")).toList();
+    }
+  }
+
+  private static String read(Path f) {
+    try {
+      return Files.readString(f);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static boolean mentions(String source, String name) {
+    return Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(source).find();
+  }
+
+  @Test
+  void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
+    List<String> broken = new ArrayList<>();
+    int checked = 0;
+    Matcher ticked = TICKED.matcher(architecture);
+    while (ticked.find()) {
+      Matcher m = CLASS_POINTER.matcher(ticked.group(1));
+      if (!m.matches()) {
+        continue;
+      }
+      checked++;
+      String path = m.group(1).replace('.', '/') + m.group(2);
+      String source = mainSources.get(path);
+      if (source == null) {
+        broken.add(ticked.group(1) + ": no class org/meshjava/" + path + ".java");
+        continue;
+      }
+      for (String name : m.group(3).split("\\.")) {
+        if (!name.isEmpty() && !mentions(source, name)) {
+          broken.add(ticked.group(1) + ": " + name + " does not occur in " + path + ".java");
+        }
+      }
+    }
+    assertThat(checked)
+        .as("class pointers read (the pattern still matches the file)")
+        .isGreaterThan(100);
+    assertThat(broken).as("ARCHITECTURE.md's class pointers").isEmpty();
+  }
+
+  @Test
+  void everyMemberInParentheses_afterAClass_occursInThatClass() {
+    List<String> broken = new ArrayList<>();
+    int checked = 0;
+    Matcher m = CLASS_WITH_MEMBERS.matcher(architecture);
+    while (m.find()) {
+      String path = m.group(1).replace('.', '/');
+      String source = mainSources.getOrDefault(path, "");
+      Matcher member = MEMBER.matcher(m.group(2));
+      while (member.find()) {
+        checked++;
+        if (!mentions(source, member.group(1))) {
+          broken.add(m.group(1) + " (" + member.group(1) + ")");
+        }
+      }
+    }
+    assertThat(checked).as("members in parentheses read").isGreaterThan(20);
+    assertThat(broken).as("members ARCHITECTURE.md names that their class lacks").isEmpty();
+  }
+
+  @Test
+  void everyTestPointer_namesATestThatExists_withTheCaseItNames() {
+    List<String> broken = new ArrayList<>();
+    int checked = 0;
+    Matcher ticked = TICKED.matcher(architecture);
+    while (ticked.find()) {
+      Matcher m = TEST_POINTER.matcher(ticked.group(1));
+      if (!m.matches()) {
+        continue;
+      }
+      checked++;
+      List<String> sources = testSources.get(m.group(1));
+      if (sources == null) {
+        broken.add(ticked.group(1) + ": no test class " + m.group(1));
+      } else if (m.group(2) != null && sources.stream().noneMatch(s -> mentions(s, m.group(2)))) {
+        broken.add(ticked.group(1) + ": no case " + m.group(2) + " in " + m.group(1));
+      }
+    }
+    assertThat(checked).as("test pointers read").isGreaterThan(100);
+    assertThat(broken).as("ARCHITECTURE.md's test pointers").isEmpty();
+  }
+}
