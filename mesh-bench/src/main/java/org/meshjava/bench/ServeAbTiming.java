@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -38,10 +39,14 @@ import java.util.stream.Stream;
  * first.
  *
  * <p>Usage: {@code ServeAbTiming SCENARIO ROUNDS PER_ROUND WARM NAME=JAR_DIR NAME=JAR_DIR ...},
- * SCENARIO {@code proxied} or {@code reference}.
+ * SCENARIO {@code proxied}, {@code reference} or {@code granted} (each batch's presentations signed
+ * before it is timed).
  */
 public final class ServeAbTiming {
   private static final String WORKER = "org.meshjava.openai.ServeAbWorker";
+
+  /** Defined beside the worker in each build's loader (mesh-bench's, identical in each build). */
+  private static final List<String> OURS = List.of(WORKER, "org.meshjava.openai.GrantedBodies");
 
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -59,7 +64,7 @@ public final class ServeAbTiming {
 
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
-      if (name.equals(WORKER) || name.startsWith(WORKER + "$")) {
+      if (OURS.stream().anyMatch(o -> name.equals(o) || name.startsWith(o + "$"))) {
         try (InputStream in = source.getResourceAsStream(name.replace('.', '/') + ".class")) {
           if (in == null) {
             throw new ClassNotFoundException(name);
@@ -74,14 +79,20 @@ public final class ServeAbTiming {
     }
   }
 
+  /** Readies a batch of {@code n} serves, untimed. */
+  @FunctionalInterface
+  private interface Prepare {
+    void batch(int n) throws Exception;
+  }
+
   /** One build: its name and its worker. */
-  private record Build(String name, Runnable serve, AutoCloseable closer) {}
+  private record Build(String name, Runnable serve, Prepare prepare, AutoCloseable closer) {}
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
       System.err.println(
-          "usage: ServeAbTiming proxied|reference ROUNDS PER_ROUND WARM NAME=JAR_DIR ...");
+          "usage: ServeAbTiming proxied|reference|granted ROUNDS PER_ROUND WARM NAME=JAR_DIR ...");
       System.exit(2);
     }
     String scenario = args[0];
@@ -100,7 +111,8 @@ public final class ServeAbTiming {
             Class.forName(WORKER, true, loader)
                 .getMethod("open", String.class, String.class)
                 .invoke(null, scenario, base);
-        builds.add(new Build(nd[0], (Runnable) w, (AutoCloseable) w));
+        Method prepare = w.getClass().getMethod("prepare", int.class);
+        builds.add(new Build(nd[0], (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
       }
       run(scenario, builds, rounds, n, warm);
     } finally {
@@ -112,11 +124,12 @@ public final class ServeAbTiming {
     }
   }
 
-  private static void run(String scenario, List<Build> builds, int rounds, int n, int warm) {
+  private static void run(String scenario, List<Build> builds, int rounds, int n, int warm)
+      throws Exception {
     int k = builds.size();
     for (int w = 0; w < warm; w++) {
       for (Build b : builds) {
-        time(b.serve(), n);
+        time(b, n);
       }
     }
     int drop = rounds / 3;
@@ -133,7 +146,7 @@ public final class ServeAbTiming {
       }
       for (int j = 0; j < k; j++) {
         int i = r % 2 == 0 ? j : k - 1 - j;
-        double[] t = time(builds.get(i).serve(), n);
+        double[] t = time(builds.get(i), n);
         if (r >= drop) {
           f[i][r - drop] = t;
         }
@@ -181,8 +194,13 @@ public final class ServeAbTiming {
     }
   }
 
-  /** Runs {@code serve} {@code n} times; returns {CPU ns per serve, bytes per serve}. */
-  private static double[] time(Runnable serve, int n) {
+  /**
+   * Readies, then runs, {@code n} of {@code b}'s serves; returns {CPU ns per serve, bytes per
+   * serve}.
+   */
+  private static double[] time(Build b, int n) throws Exception {
+    b.prepare().batch(n);
+    Runnable serve = b.serve();
     long id = Thread.currentThread().threadId();
     long bytes0 = THREADS.getThreadAllocatedBytes(id);
     long cpu0 = THREADS.getCurrentThreadCpuTime();

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class ServeAbWorkerTest {
   @Test
-  void aReferenceServe_isAnswered200AndRendered_everyTime() {
+  void aReferenceServe_isAnswered200AndRendered_everyTime() throws Exception {
     try (ServeAbWorker w = ServeAbWorker.open("reference", "http://127.0.0.1:1/v1")) {
       for (int i = 0; i < 3; i++) {
         w.run();
@@ -22,9 +22,22 @@ class ServeAbWorkerTest {
   }
 
   @Test
+  void grantedServes_eachUnderAFreshPresentation_areAnswered200() throws Exception {
+    try (ServeAbWorker w = ServeAbWorker.open("granted", "http://127.0.0.1:1/v1")) {
+      for (int batch = 0; batch < 2; batch++) {
+        w.prepare(2);
+        for (int i = 0; i < 2; i++) {
+          w.run();
+          assertThat(w.replyBytes()).isGreaterThan(500);
+        }
+      }
+    }
+  }
+
+  @Test
   void anUnknownScenario_isRefused() {
-    assertThatThrownBy(() -> ServeAbWorker.open("granted", "http://127.0.0.1:1/v1"))
+    assertThatThrownBy(() -> ServeAbWorker.open("streamed", "http://127.0.0.1:1/v1"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown scenario granted");
+        .hasMessageContaining("unknown scenario streamed");
   }
 }
