@@ -1,0 +1,269 @@
+package org.meshjava.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+
+/**
+ * Whole serves of several builds in one JVM, in thread CPU time and bytes allocated per serve, for
+ * a loaded machine where wall-clock figures move with other processes (mesh-bench/README.md,
+ * session 40). Each build is a directory of its jars (a {@code mesh-cli/target/lib} as {@code mvnw
+ * -pl mesh-cli -am package} leaves it, or {@code http-compare.sh}'s old-commit builds); each gets
+ * its own class loader over them (parent: the platform loader, so nothing of this jar's mesh
+ * classes is seen), and {@code org.meshjava.openai.ServeAbWorker} is defined afresh in each, from
+ * this jar's bytes, so it links to that build's binding and steward. The serve is the worker's:
+ * {@code Endpoints.handle} of a chat body and the reply rendered, on the timing thread; for {@code
+ * proxied} the upstream is a fake one here (the JDK's HTTP server, {@code HttpServeBenchmark}'s
+ * reply), whose threads are not counted.
+ *
+ * <p>Rounds run the builds in order, then in reverse in the next round (A, B; B, A), after {@code
+ * warm} passes of each; the first third of the rounds is dropped. Each figure is the median over
+ * rounds of the per-serve mean with its quartiles [in brackets] and range; each ratio to the first
+ * build is the median of per-round ratios, with their quartiles and range. The JIT's compile time
+ * (wall) over the kept rounds is printed too: a build whose code is still compiling shows there
+ * first.
+ *
+ * <p>Usage: {@code ServeAbTiming SCENARIO ROUNDS PER_ROUND WARM NAME=JAR_DIR NAME=JAR_DIR ...},
+ * SCENARIO {@code proxied}, {@code reference} or {@code granted} (each batch's presentations signed
+ * before it is timed).
+ */
+public final class ServeAbTiming {
+  private static final String WORKER = "org.meshjava.openai.ServeAbWorker";
+
+  /** Defined beside the worker in each build's loader (mesh-bench's, identical in each build). */
+  private static final List<String> OURS = List.of(WORKER, "org.meshjava.openai.GrantedBodies");
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  private ServeAbTiming() {}
+
+  /** A loader over one build's jars that defines the worker itself, from {@code bytes}. */
+  private static final class BuildLoader extends URLClassLoader {
+    private final ClassLoader source;
+
+    BuildLoader(String name, URL[] jars, ClassLoader source) {
+      super(name, jars, ClassLoader.getPlatformClassLoader());
+      this.source = source;
+    }
+
+    @Override
+    protected Class<?> findClass(String name) throws ClassNotFoundException {
+      if (OURS.stream().anyMatch(o -> name.equals(o) || name.startsWith(o + "$"))) {
+        try (InputStream in = source.getResourceAsStream(name.replace('.', '/') + ".class")) {
+          if (in == null) {
+            throw new ClassNotFoundException(name);
+          }
+          byte[] b = in.readAllBytes();
+          return defineClass(name, b, 0, b.length);
+        } catch (IOException e) {
+          throw new ClassNotFoundException(name, e);
+        }
+      }
+      return super.findClass(name);
+    }
+  }
+
+  /** Readies a batch of {@code n} serves, untimed. */
+  @FunctionalInterface
+  private interface Prepare {
+    void batch(int n) throws Exception;
+  }
+
+  /** One build: its name and its worker. */
+  private record Build(String name, Runnable serve, Prepare prepare, AutoCloseable closer) {}
+
+  /** Entry point. */
+  public static void main(String[] args) throws Exception {
+    if (args.length < 5) {
+      System.err.println(
+          "usage: ServeAbTiming proxied|reference|granted ROUNDS PER_ROUND WARM NAME=JAR_DIR ...");
+      System.exit(2);
+    }
+    String scenario = args[0];
+    int rounds = Integer.parseInt(args[1]);
+    int n = Integer.parseInt(args[2]);
+    int warm = Integer.parseInt(args[3]);
+    HttpServer upstream = fakeUpstream();
+    String base = "http://127.0.0.1:" + upstream.getAddress().getPort() + "/v1";
+    List<Build> builds = new ArrayList<>();
+    try {
+      for (int i = 4; i < args.length; i++) {
+        String[] nd = args[i].split("=", 2);
+        ClassLoader loader =
+            new BuildLoader(nd[0], jars(Path.of(nd[1])), ServeAbTiming.class.getClassLoader());
+        Object w =
+            Class.forName(WORKER, true, loader)
+                .getMethod("open", String.class, String.class)
+                .invoke(null, scenario, base);
+        Method prepare = w.getClass().getMethod("prepare", int.class);
+        builds.add(new Build(nd[0], (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
+      }
+      run(scenario, builds, rounds, n, warm);
+    } finally {
+      for (Build b : builds) {
+        b.closer().close();
+      }
+      upstream.stop(0);
+      ((ExecutorService) upstream.getExecutor()).shutdownNow();
+    }
+  }
+
+  private static void run(String scenario, List<Build> builds, int rounds, int n, int warm)
+      throws Exception {
+    int k = builds.size();
+    for (int w = 0; w < warm; w++) {
+      for (Build b : builds) {
+        time(b, n);
+      }
+    }
+    int drop = rounds / 3;
+    double[][][] f = new double[k][rounds - drop][];
+    var jit = ManagementFactory.getCompilationMXBean();
+    long jit0 = 0;
+    long cpu0 = 0;
+    for (int r = 0; r < rounds; r++) {
+      if (r == drop) {
+        jit0 = jit.getTotalCompilationTime();
+        cpu0 =
+            ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+                .getProcessCpuTime();
+      }
+      for (int j = 0; j < k; j++) {
+        int i = r % 2 == 0 ? j : k - 1 - j;
+        double[] t = time(builds.get(i), n);
+        if (r >= drop) {
+          f[i][r - drop] = t;
+        }
+      }
+    }
+    long jitMs = jit.getTotalCompilationTime() - jit0;
+    long cpuMs =
+        (ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+                    .getProcessCpuTime()
+                - cpu0)
+            / 1_000_000;
+    System.out.printf(
+        Locale.ROOT,
+        "%s: %d rounds of %d serves (%d kept), %d warm-up passes; JIT %d ms of %d ms process CPU"
+            + " in the kept rounds%n",
+        scenario,
+        rounds,
+        n,
+        rounds - drop,
+        warm,
+        jitMs,
+        cpuMs);
+    for (int i = 0; i < k; i++) {
+      System.out.printf(
+          Locale.ROOT,
+          "%-10s CPU ns/serve %s  B/serve %s",
+          builds.get(i).name(),
+          median(column(f[i], 0), "%.0f"),
+          median(column(f[i], 1), "%.0f"));
+      if (i > 0) {
+        double[] cpu = new double[f[i].length];
+        double[] bytes = new double[f[i].length];
+        for (int r = 0; r < cpu.length; r++) {
+          cpu[r] = f[i][r][0] / f[0][r][0];
+          bytes[r] = f[i][r][1] / f[0][r][1];
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "  /%s CPU %s bytes %s",
+            builds.get(0).name(),
+            median(cpu, "%.3f"),
+            median(bytes, "%.3f"));
+      }
+      System.out.println();
+    }
+  }
+
+  /**
+   * Readies, then runs, {@code n} of {@code b}'s serves; returns {CPU ns per serve, bytes per
+   * serve}.
+   */
+  private static double[] time(Build b, int n) throws Exception {
+    b.prepare().batch(n);
+    Runnable serve = b.serve();
+    long id = Thread.currentThread().threadId();
+    long bytes0 = THREADS.getThreadAllocatedBytes(id);
+    long cpu0 = THREADS.getCurrentThreadCpuTime();
+    for (int i = 0; i < n; i++) {
+      serve.run();
+    }
+    long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
+    long bytes = THREADS.getThreadAllocatedBytes(id) - bytes0;
+    return new double[] {(double) cpu / n, (double) bytes / n};
+  }
+
+  private static double[] column(double[][] rows, int c) {
+    double[] v = new double[rows.length];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = rows[i][c];
+    }
+    return v;
+  }
+
+  private static String median(double[] values, String form) {
+    double[] v = values.clone();
+    Arrays.sort(v);
+    return String.format(
+        Locale.ROOT,
+        form + " [" + form + "–" + form + "] (" + form + "–" + form + ")",
+        v[v.length / 2],
+        v[v.length / 4],
+        v[v.length * 3 / 4],
+        v[0],
+        v[v.length - 1]);
+  }
+
+  private static URL[] jars(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".jar"))
+          .sorted()
+          .map(
+              p -> {
+                try {
+                  return p.toUri().toURL();
+                } catch (MalformedURLException e) {
+                  throw new IllegalArgumentException(p.toString(), e);
+                }
+              })
+          .toArray(URL[]::new);
+    }
+  }
+
+  /** The fake upstream: {@link HttpServeBenchmark#UPSTREAM_REPLY} for any request. */
+  private static HttpServer fakeUpstream() throws IOException {
+    HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+    s.createContext(
+        "/",
+        ex -> {
+          try (ex) {
+            ex.getRequestBody().readAllBytes();
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, HttpServeBenchmark.UPSTREAM_REPLY.length);
+            ex.getResponseBody().write(HttpServeBenchmark.UPSTREAM_REPLY);
+          }
+        });
+    s.setExecutor(Executors.newFixedThreadPool(2));
+    s.start();
+    return s;
+  }
+}
