@@ -74,12 +74,9 @@ final class ErrorReply {
 
   private static String oneLine(String s) {
     // The message may echo the request (its model) or an engine's words: one safe line.
-    String m = s == null ? "" : OperatorText.oneLine(s.replaceAll("[\\r\\n]+", " ")).strip();
-    if (m.length() <= 1000) {
-      return m;
-    }
-    // Cut between code points: half a pair would be an unpaired surrogate, which has no UTF-8.
-    int cut = Character.isHighSurrogate(m.charAt(999)) ? 999 : 1000;
-    return m.substring(0, cut) + "…";
+    // Stripped once its line ends are spaces (a leading U+2028 included), then cut.
+    return s == null
+        ? ""
+        : OperatorText.oneLine(OperatorText.oneLine(s.replaceAll("[\\r\\n]+", " ")).strip(), 1000);
   }
 }
