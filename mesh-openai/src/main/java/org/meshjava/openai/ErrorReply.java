@@ -36,6 +36,14 @@ final class ErrorReply {
     return invalid(status, code, message, Optional.empty());
   }
 
+  /** 413 {@code body_too_large}: the body, declared or read, is past {@code limit} bytes. */
+  static Reply.Json bodyTooLarge(long limit) {
+    return invalid(
+        413,
+        "body_too_large",
+        "the body is larger than this server's limit of " + limit + " bytes");
+  }
+
   /** An {@code invalid_request_error}: the request, or {@code param} in it, is at fault. */
   static Reply.Json invalid(int status, String code, String message, Optional<String> param) {
     return of(status, "invalid_request_error", code, message, param);
