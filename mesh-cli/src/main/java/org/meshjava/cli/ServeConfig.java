@@ -306,8 +306,7 @@ record ServeConfig(
           number(root, "engine_deadline_s").map(v -> positiveSeconds("engine_deadline_s", v)),
           number(root, "max_connections"),
           number(root, "max_buffered_body_bytes"),
-          number(root, "refused_body_drain_bytes")
-              .map(v -> notNegative("refused_body_drain_bytes", v)),
+          number(root, "refused_body_drain_bytes"),
           number(root, "refused_body_drain_s").map(v -> positiveSeconds("refused_body_drain_s", v)),
           List.copyOf(backends),
           Map.copyOf(caps),
@@ -515,13 +514,6 @@ record ServeConfig(
           key + " must be at most " + Integer.MAX_VALUE + ", not " + v);
     }
     return (int) v;
-  }
-
-  private static long notNegative(String key, long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException(key + " must be 0 or more, not " + v);
-    }
-    return v;
   }
 
   private static long positiveSeconds(String key, long v) {

@@ -34,7 +34,10 @@ class ServeRefusedBodyDrainConfigTest {
     assertThat(ServeConfig.empty().refusedBodyDrainBytes()).isEmpty();
     for (String[] bad :
         new String[][] {
-          {"{\"port\": 0, \"refused_body_drain_bytes\": -1}", "refused_body_drain_bytes must be 0"},
+          {
+            "{\"port\": 0, \"refused_body_drain_bytes\": -1}",
+            "refused_body_drain_bytes must be a non-negative whole number"
+          },
           {"{\"port\": 0, \"refused_body_drain_s\": 0}", "refused_body_drain_s must be from 1"}
         }) {
       MeshCommandTest.Run run =
