@@ -665,6 +665,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
       c.maxConnections().ifPresent(n -> ob.maxConnections(n.intValue()));
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
+      c.refusedBodyDrainBytes().ifPresent(ob::refusedBodyDrainBytes);
+      c.refusedBodyDrainSeconds().map(Duration::ofSeconds).ifPresent(ob::refusedBodyDrainTime);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {

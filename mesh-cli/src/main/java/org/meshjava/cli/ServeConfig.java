@@ -59,6 +59,10 @@ import org.meshjava.openai.UpstreamEngine;
  *                                   // files the process may open)
  *   "max_buffered_body_bytes": N,   // request bodies being read, all together (default: a
  *                                   // quarter of the heap); beyond it 429 overloaded
+ *   "refused_body_drain_bytes": 8388608, // of a body refused 413, read and discarded before
+ *                                   // the close, so a client that sends it all before reading
+ *                                   // reads the 413 (default 8 MiB; 0: close at once)
+ *   "refused_body_drain_s": 3,      // and for at most this long after the 413 (default 3)
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
  *      "max_concurrent_serves": 2, "max_waiting_serves": 64}, // defaults: cores (>= 2), 64
@@ -99,6 +103,8 @@ record ServeConfig(
     Optional<Long> engineDeadlineSeconds,
     Optional<Long> maxConnections,
     Optional<Long> maxBufferedBodyBytes,
+    Optional<Long> refusedBodyDrainBytes,
+    Optional<Long> refusedBodyDrainSeconds,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine,
@@ -153,6 +159,8 @@ record ServeConfig(
           "engine_deadline_s",
           "max_connections",
           "max_buffered_body_bytes",
+          "refused_body_drain_bytes",
+          "refused_body_drain_s",
           "backends",
           "default_decision_engine",
           "snapshots");
@@ -298,6 +306,8 @@ record ServeConfig(
           number(root, "engine_deadline_s").map(v -> positiveSeconds("engine_deadline_s", v)),
           number(root, "max_connections"),
           number(root, "max_buffered_body_bytes"),
+          number(root, "refused_body_drain_bytes"),
+          number(root, "refused_body_drain_s").map(v -> positiveSeconds("refused_body_drain_s", v)),
           List.copyOf(backends),
           Map.copyOf(caps),
           bool(root, "default_decision_engine").orElse(backends.isEmpty()),

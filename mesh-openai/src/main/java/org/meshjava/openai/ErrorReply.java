@@ -36,6 +36,14 @@ final class ErrorReply {
     return invalid(status, code, message, Optional.empty());
   }
 
+  /** 413 {@code body_too_large}: the body, declared or read, is past {@code limit} bytes. */
+  static Reply.Json bodyTooLarge(long limit) {
+    return invalid(
+        413,
+        "body_too_large",
+        "the body is larger than this server's limit of " + limit + " bytes");
+  }
+
   /** An {@code invalid_request_error}: the request, or {@code param} in it, is at fault. */
   static Reply.Json invalid(int status, String code, String message, Optional<String> param) {
     return of(status, "invalid_request_error", code, message, param);
@@ -74,12 +82,9 @@ final class ErrorReply {
 
   private static String oneLine(String s) {
     // The message may echo the request (its model) or an engine's words: one safe line.
-    String m = s == null ? "" : OperatorText.oneLine(s.replaceAll("[\\r\\n]+", " ")).strip();
-    if (m.length() <= 1000) {
-      return m;
-    }
-    // Cut between code points: half a pair would be an unpaired surrogate, which has no UTF-8.
-    int cut = Character.isHighSurrogate(m.charAt(999)) ? 999 : 1000;
-    return m.substring(0, cut) + "…";
+    // Stripped once its line ends are spaces (a leading U+2028 included), then cut.
+    return s == null
+        ? ""
+        : OperatorText.oneLine(OperatorText.oneLine(s.replaceAll("[\\r\\n]+", " ")).strip(), 1000);
   }
 }

@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpVersion;
@@ -91,6 +92,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final long maxBodyBytes;
   private final BodyReader.Budget bodyBudget;
   private final Duration bodyDeadline;
+  private final RefusedBodyDrain.Bounds refusedBodyDrain;
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
   private final @Nullable ServerConnector consoleConnector;
@@ -111,6 +113,8 @@ public final class OpenAiServer implements AutoCloseable {
                 2 * b.maxBodyBytes,
                 b.maxBufferedBodyBytes.orElseGet(() -> Runtime.getRuntime().maxMemory() / 4)));
     this.bodyDeadline = b.bodyDeadline;
+    this.refusedBodyDrain =
+        new RefusedBodyDrain.Bounds(b.refusedBodyDrainBytes, b.refusedBodyDrainTime);
     this.writeTimeout = b.writeTimeout;
     if (b.writeTimeout.compareTo(b.idleTimeout) >= 0) {
       throw new IllegalArgumentException(
@@ -632,9 +636,22 @@ public final class OpenAiServer implements AutoCloseable {
                           Reply.Retry.AFTER_A_SECOND),
                       response,
                       callback);
-              // The client went away (Jetty's failure is a quiet one): no one to answer. Or the
-              // body grew past the size limit, whose 413 Jetty writes through JsonErrors.
-              case FAILED -> callback.failed(failure);
+              // The body grew past the size limit: answered here rather than through JsonErrors,
+              // since failing the callback completes the exchange, and Jetty would then close
+              // the connection under the drain.
+              case FAILED -> {
+                if (failure instanceof HttpException e && e.getCode() == 413) {
+                  response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                  answer(
+                      request,
+                      response,
+                      drainingThen(request, callback),
+                      () -> ErrorReply.bodyTooLarge(maxBodyBytes));
+                } else {
+                  // The client went away (Jetty's failure is a quiet one): no one to answer.
+                  callback.failed(failure);
+                }
+              }
             }
           });
       return true;
@@ -947,6 +964,32 @@ public final class OpenAiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code callback}, completed only once what the client still sends of a body refused 413 was
+   * drained within {@link #refusedBodyDrain}'s bounds ({@link RefusedBodyDrain}): the connection
+   * closes when the exchange completes.
+   */
+  private Callback drainingThen(Request request, Callback callback) {
+    return Callback.from(
+        () ->
+            RefusedBodyDrain.start(
+                request.getConnectionMetaData().getConnection().getEndPoint(),
+                request.getComponents().getScheduler(),
+                refusedBodyDrain,
+                callback),
+        callback::failed);
+  }
+
+  /**
+   * A client that asked {@code Expect: 100-continue} and was refused from the head (its declared
+   * length over the limit) was never asked for its body, and sends none: there is nothing to drain,
+   * and waiting for it would hold the connection for the drain's time bound.
+   */
+  private boolean sendsNoBody(Request request) {
+    return request.getLength() > maxBodyBytes
+        && request.getHeaders().contains(HttpHeader.EXPECT, "100-continue");
+  }
+
   /** Opens the application's scope around a {@code /v1/} request, if one is set. */
   private RequestScope.@Nullable Opened openScope(String method, String path, Request request) {
     if (scope.isEmpty() || !path.startsWith("/v1/")) {
@@ -1209,19 +1252,23 @@ public final class OpenAiServer implements AutoCloseable {
         json(response, id, ErrorReply.internalError(id).body(), callback);
         return;
       }
+      if (code == 413) {
+        // The rest of the body is not wanted: close rather than let Jetty drain it to keep the
+        // connection (it does when the body comes in the head's own packets), as every other
+        // refusal decided before the body is read does (SPEC.md 70); before the close, what the
+        // client still sends is drained within bounds (drainingThen). A body that grew past the
+        // limit while read is answered by Api, not here: by now Jetty has completed that exchange
+        // and would close the connection under the drain.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        json(
+            response,
+            requestId(response),
+            ErrorReply.bodyTooLarge(maxBodyBytes).body(),
+            sendsNoBody(request) ? callback : drainingThen(request, callback));
+        return;
+      }
       ObjectNode body =
           switch (code) {
-            case 413 -> {
-              // The rest of the body is not wanted: close rather than let Jetty drain it to keep
-              // the connection (it does when the body comes in the head's own packets), as every
-              // other refusal decided before the body is read does (SPEC.md 70).
-              response.getHeaders().put(HttpHeader.CONNECTION, "close");
-              yield ErrorReply.body(
-                  "invalid_request_error",
-                  "body_too_large",
-                  "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
-                  Optional.empty());
-            }
             case 426 -> {
               // RFC 9110 §15.5.22: a 426 names the protocol to use.
               response.getHeaders().put(HttpHeader.UPGRADE, "HTTP/1.1");
@@ -1304,6 +1351,8 @@ public final class OpenAiServer implements AutoCloseable {
     private Optional<Integer> maxConcurrentServes = Optional.empty();
     private long defaultJouleCeilingUj = 1_000_000;
     private Duration bodyDeadline = Duration.ofSeconds(10);
+    private long refusedBodyDrainBytes = 8L << 20;
+    private Duration refusedBodyDrainTime = Duration.ofSeconds(3);
     private Duration headerDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
@@ -1376,6 +1425,32 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder bodyDeadline(Duration v) {
       bodyDeadline = positive("bodyDeadline", v);
+      return this;
+    }
+
+    /**
+     * How many bytes of a body refused 413 are read and discarded before its connection closes.
+     * Closed with bytes unread, the connection is reset, and a client that sends its whole body
+     * before reading its answer (Python's {@code http.client}) sees a broken pipe instead of the
+     * 413; one whose body ends within this bound reads the 413. Reading costs no memory (one small
+     * buffer) and no waiting thread; the bound caps the bandwidth a refused client may take. The
+     * default is 8 MiB: eight times the default body limit, enough for a body a client meant to
+     * send whole (a document, an encoded image) past that limit. 0 drains nothing, closing at once.
+     */
+    public Builder refusedBodyDrainBytes(long v) {
+      refusedBodyDrainBytes =
+          Setting.atLeast("refusedBodyDrainBytes", v, 0, "must not be negative: ");
+      return this;
+    }
+
+    /**
+     * How long, after a 413 is written, the rest of the refused body is read and discarded (see
+     * {@link #refusedBodyDrainBytes}); a client still sending then is cut. It bounds how long a
+     * slow or endless sender keeps a refused connection. The default is 3 s (at 8 MiB, a client
+     * sending above about 22 Mbit/s finishes within it), the most {@link #MAX_TIME_LIMIT}.
+     */
+    public Builder refusedBodyDrainTime(Duration v) {
+      refusedBodyDrainTime = positive("refusedBodyDrainTime", v);
       return this;
     }
 

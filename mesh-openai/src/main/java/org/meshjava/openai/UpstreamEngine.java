@@ -39,6 +39,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.OperatorText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -831,9 +832,13 @@ public final class UpstreamEngine extends DescribedEngine {
     return out;
   }
 
+  /**
+   * What an upstream said, bounded for the operator's log: runs of ASCII white space (an indented
+   * JSON body) read as one space, and every other character OperatorText refuses is a space or
+   * named, the cut falling between code points and outside a name.
+   */
   private static String abbreviate(String s) {
-    String one = s.replaceAll("\\s+", " ");
-    return one.length() <= 200 ? one : one.substring(0, 200) + "…";
+    return OperatorText.oneLine(s.replaceAll("\\s+", " "), 200);
   }
 
   @Override

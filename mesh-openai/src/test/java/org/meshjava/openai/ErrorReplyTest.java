@@ -49,6 +49,16 @@ class ErrorReplyTest {
     assertThat(m).isEqualTo("m".repeat(999) + "…");
   }
 
+  /**
+   * A refused character echoed near the cut is named {@code <U+202E>}; cut inside that name, the
+   * message would end in {@code <U+20}, which reads as characters the request sent.
+   */
+  @Test
+  void aMessage_cutAt1000Characters_neverSplitsANamedCharacter() {
+    assertThat(message("m".repeat(995) + "\u202e" + "x".repeat(10)))
+        .isEqualTo("m".repeat(995) + "…");
+  }
+
   /** Our own bug: never shown, never to be resent on its own (the resend could be served twice). */
   @Test
   void anInternalError_is500_namesTheRequestToLookFor_andSaysNotToResend() {

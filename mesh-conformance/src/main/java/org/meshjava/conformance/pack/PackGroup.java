@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.meshjava.conformance.pack.internal.JsonUtf8;
 
 /**
  * One group of the pack: the cases that exercise one part of mesh/1, written as one file {@code

@@ -24,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.meshjava.conformance.pack.internal.JsonUtf8;
 
 /**
  * A subject under test running as a child process, spoken to in JSON lines: one request object per

@@ -47,6 +47,34 @@ public final class OperatorText {
     return rewrite(text, true);
   }
 
+  /**
+   * {@link #oneLine} cut to at most {@code most} characters and an ellipsis: a message bounded for
+   * a log line or a client's reply. The cut falls between code points (half a pair would be an
+   * unpaired surrogate, which has no UTF-8) and never inside a {@code <U+hex>} name, which cut in
+   * two would read as text the sender wrote rather than a character this rule named.
+   *
+   * @throws IllegalArgumentException if {@code most} is below 1
+   */
+  public static String oneLine(String text, int most) {
+    if (most < 1) {
+      throw new IllegalArgumentException("most must be at least 1, not " + most);
+    }
+    String line = oneLine(text);
+    if (line.length() <= most) {
+      return line;
+    }
+    int cut = Character.isHighSurrogate(line.charAt(most - 1)) ? most - 1 : most;
+    // The longest name is <U+10FFFF>, ten characters: one begun fewer than that before the cut and
+    // not closed before it is cut out whole.
+    int open = line.lastIndexOf("<U+", cut - 1);
+    if (open >= 0 && cut - open < LONGEST_NAME && line.indexOf('>', open) >= cut) {
+      cut = open;
+    }
+    return line.substring(0, cut) + "…";
+  }
+
+  private static final int LONGEST_NAME = "<U+10FFFF>".length();
+
   private static String rewrite(String text, boolean lineEndsAsSpaces) {
     if (text.codePoints().noneMatch(OperatorText::refused)) {
       return text;

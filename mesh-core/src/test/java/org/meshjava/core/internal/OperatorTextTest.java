@@ -1,6 +1,7 @@
 package org.meshjava.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -47,5 +48,34 @@ class OperatorTextTest {
     assertThat(OperatorText.named(fine)).isSameAs(fine);
     assertThat(OperatorText.oneLine(fine)).isSameAs(fine);
     assertThat(fine.codePoints().anyMatch(OperatorText::refused)).isFalse();
+  }
+
+  @Test
+  void oneLineCut_keepsAShortLine_andCutsALongOneWithAnEllipsis() {
+    assertThat(OperatorText.oneLine("abc\u2028d", 5)).isEqualTo("abc d");
+    assertThat(OperatorText.oneLine("abcdef", 5)).isEqualTo("abcde…");
+    assertThatThrownBy(() -> OperatorText.oneLine("a", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** Half a pair has no UTF-8: the cut moves before the whole pair. */
+  @Test
+  void oneLineCut_neverSplitsASurrogatePair() {
+    assertThat(OperatorText.oneLine("abcd\uD83D\uDE00x", 5)).isEqualTo("abcd…");
+  }
+
+  /**
+   * A name cut in two ({@code <U+20}) reads as text the sender wrote: the cut moves before the
+   * whole name, while a name ending exactly at the cut is kept.
+   */
+  @Test
+  void oneLineCut_neverSplitsANamedCharacter() {
+    for (int most = 4; most < 11; most++) {
+      assertThat(OperatorText.oneLine("abc\u202exyz", most)).isEqualTo("abc…");
+    }
+    assertThat(OperatorText.oneLine("abc\u202exyz", 11)).isEqualTo("abc<U+202E>…");
+    // U+E0001, a format character beyond the BMP: a five-digit name.
+    assertThat(OperatorText.oneLine("a\uDB40\uDC01bcdef", 9)).isEqualTo("a…");
+    assertThat(OperatorText.oneLine("a\uDB40\uDC01bcdef", 10)).isEqualTo("a<U+E0001>…");
   }
 }

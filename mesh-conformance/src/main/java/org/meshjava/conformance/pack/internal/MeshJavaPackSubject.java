@@ -113,7 +113,9 @@ public class MeshJavaPackSubject {
       if (line.isBlank()) {
         continue;
       }
-      out.println(JSON.writeValueAsString(answer(line)));
+      // An answer may echo an unpaired surrogate (a request's id, a refused body): JsonUtf8's
+      // escape keeps it, where the UTF-8 writer would put '?' in its place.
+      out.println(JsonUtf8.text(JSON.writeValueAsString(answer(line))));
       out.flush();
     }
   }

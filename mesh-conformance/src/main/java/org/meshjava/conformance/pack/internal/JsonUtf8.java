@@ -1,4 +1,4 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -9,16 +9,26 @@ import java.util.Locale;
  * writes one into a string raw, and {@link String#getBytes} would then put {@code ?} in its place,
  * so the file or line would hold another, harmless, body. Each unpaired surrogate is written as its
  * JSON escape ({@code \ud800}) instead: the same string to every JSON reader, in bytes that are
- * UTF-8. Stateless.
+ * UTF-8. The pack's files, the runner's request lines and the reference subject's answer lines all
+ * go through here, so the three cannot disagree. Stateless.
  */
-final class JsonUtf8 {
+public final class JsonUtf8 {
   private JsonUtf8() {}
 
   /**
    * {@code json}, a JSON text, as UTF-8 with each unpaired surrogate escaped. Outside strings JSON
    * holds only ASCII, so every surrogate stands inside a string, where an escape means the same.
    */
-  static byte[] bytes(String json) {
+  public static byte[] bytes(String json) {
+    return text(json).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * {@code json} with each unpaired surrogate escaped: text that a writer encoding UTF-8 (a {@code
+   * PrintWriter} on standard output) writes as it is, where it would put {@code ?} for each
+   * unpaired surrogate.
+   */
+  public static String text(String json) {
     StringBuilder s = null;
     for (int i = 0; i < json.length(); i++) {
       char c = json.charAt(i);
@@ -37,6 +47,6 @@ final class JsonUtf8 {
         s.append(c);
       }
     }
-    return (s == null ? json : s.toString()).getBytes(StandardCharsets.UTF_8);
+    return s == null ? json : s.toString();
   }
 }

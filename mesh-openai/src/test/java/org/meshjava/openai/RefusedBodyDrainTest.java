@@ -1,0 +1,130 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A body refused 413 is read and discarded within bounds before its connection closes (SPEC.md 70,
+ * "Request framing"): a client that writes its whole body before it reads (Python's {@code
+ * http.client}) reads the 413 rather than failing its send on a reset, while a slow sender is cut
+ * at the time bound and an endless one at the byte bound.
+ */
+class RefusedBodyDrainTest {
+  private static final int LIMIT = 256;
+  private static final String CHAT = "/v1/chat/completions";
+  private static final String JSON = "Content-Type: application/json";
+
+  private static Fixture server(Consumer<OpenAiServer.Builder> drain) {
+    return new Fixture(null, b -> {}, b -> drain.accept(b.maxBodyBytes(LIMIT)));
+  }
+
+  /**
+   * Far past what the kernel's socket buffers hold on loopback (a few MiB each way), so that a
+   * close with the body unread resets the connection while the client is still writing.
+   */
+  private static final int WHOLE = 24 << 20;
+
+  /** Writes the head and the whole body, as http.client does, and only then reads the answer. */
+  private static RawConnection.Response writeAllThenRead(Fixture f, String head, byte[] body)
+      throws IOException {
+    try (Socket s = RawConnection.socket(f.server.port(), 10_000)) {
+      OutputStream out = s.getOutputStream();
+      out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+      out.write(body);
+      out.flush();
+      return RawConnection.read(s.getInputStream());
+    }
+  }
+
+  @Test
+  void aClientWritingItsWholeBodyBeforeReading_readsThe413_declaredOrChunked() throws Exception {
+    try (Fixture f =
+        server(
+            b -> b.refusedBodyDrainBytes(64L << 20).refusedBodyDrainTime(Duration.ofSeconds(20)))) {
+      byte[] body = new byte[WHOLE];
+      java.util.Arrays.fill(body, (byte) ' ');
+      writeAllThenRead(f, RawConnection.post(CHAT, JSON, "Content-Length: " + WHOLE), body)
+          .answer()
+          .error(413, "body_too_large");
+      writeAllThenRead(
+              f,
+              RawConnection.post(CHAT, JSON, "Transfer-Encoding: chunked"),
+              RawConnection.chunked(body))
+          .answer()
+          .error(413, "body_too_large");
+    }
+  }
+
+  @Test
+  void aSlowSender_isCutAtTheTimeBound() throws Exception {
+    try (Fixture f =
+            server(
+                b ->
+                    b.refusedBodyDrainBytes(64L << 20)
+                        .refusedBodyDrainTime(Duration.ofMillis(400)));
+        Socket s = RawConnection.socket(f.server.port(), 5_000)) {
+      OutputStream out = s.getOutputStream();
+      out.write(
+          RawConnection.post(CHAT, JSON, "Content-Length: 100000000")
+              .getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      RawConnection.read(s.getInputStream()).answer().error(413, "body_too_large");
+      long told = System.nanoTime();
+      byte[] trickle = new byte[100];
+      assertThatThrownBy(
+              () -> {
+                while (System.nanoTime() - told < 10_000_000_000L) {
+                  out.write(trickle);
+                  out.flush();
+                  Thread.sleep(20);
+                }
+              })
+          .isInstanceOf(IOException.class);
+      long millis = (System.nanoTime() - told) / 1_000_000;
+      // Read on past the 413 (the old close cut it at once), and cut well before the 10 s above.
+      assertThat(millis).isBetween(250L, 5_000L);
+    }
+  }
+
+  @Test
+  void anEndlessSender_isCutAtTheByteBound() throws Exception {
+    try (Fixture f =
+            server(
+                b ->
+                    b.refusedBodyDrainBytes(1L << 20).refusedBodyDrainTime(Duration.ofMinutes(5)));
+        Socket s = RawConnection.socket(f.server.port(), 5_000)) {
+      OutputStream out = s.getOutputStream();
+      out.write(
+          RawConnection.post(CHAT, JSON, "Transfer-Encoding: chunked")
+              .getBytes(StandardCharsets.ISO_8859_1));
+      out.write("7fffffff\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      long started = System.nanoTime();
+      byte[] block = new byte[64 * 1024];
+      assertThatThrownBy(
+              () -> {
+                while (System.nanoTime() - started < 60_000_000_000L) {
+                  out.write(block);
+                }
+              })
+          .isInstanceOf(IOException.class);
+      // Cut by the byte bound, minutes before the time bound.
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+    }
+  }
+
+  @Test
+  void theBounds_refuseNegativeBytesAndANonPositiveTime() {
+    assertThatThrownBy(() -> new RefusedBodyDrain.Bounds(-1, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RefusedBodyDrain.Bounds(1, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
