@@ -157,6 +157,41 @@ class EngineThrowsOddlyTest {
     assertThat(t.getMessage()).endsWith(" failed: the engine is broken");
   }
 
+  /**
+   * Regression: the refusal's words look for the JVM's mapped-read fault among the causes, and
+   * asked an {@link InternalError} of the engine's own class for its cause and its frames, which
+   * threw: that throw ("IllegalStateException: no frames") ended the serve instead of the typed
+   * refusal.
+   */
+  @Test
+  void anEngineThrowCausedByAnErrorWhoseCauseAndFramesThrow_isRefusedEngineFailed()
+      throws Exception {
+    InternalError partless =
+        new InternalError("its kernel failed") {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public synchronized Throwable getCause() {
+            throw new IllegalStateException("no cause");
+          }
+
+          @Override
+          public StackTraceElement[] getStackTrace() {
+            throw new IllegalStateException("no frames");
+          }
+        };
+    Throwable t =
+        serveOn(
+            new StewardGrantTest.Delegating(GrantFixture.ref()) {
+              @Override
+              public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+                throw new EngineException("the pass failed", partless);
+              }
+            });
+
+    assertThat(t.getMessage()).endsWith(" failed: the pass failed");
+  }
+
   /** Serves once on {@code engine}: the throw, asserted refused and settled while it is open. */
   private Throwable serveOn(ServingEngine engine) throws Exception {
     GrantChain chain = f.chain(BUDGET);
