@@ -28,7 +28,6 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
-import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
@@ -738,19 +737,16 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
+  /**
+   * The routed engine's payload; an engine that cannot tokenize the prompt has done no work. Its
+   * tokenizer is the engine's code as its other answers are ({@link EngineAnswer}): a throw, or no
+   * payload at all, is this request's refusal, and the region ends by taking a fault of a mapped
+   * read held back there, so it is refused here, not at the next question in another's words. Only
+   * the JVM failing passes, met before any grant is decided.
+   */
   private static TokenSequence payload(Ask ask, RoutedBackend backend) throws ServeException {
-    try {
-      return ask.payloadFor(backend.engine());
-    } catch (RuntimeException | Error e) {
-      // An engine's tokenizer is the engine's code too: what it throws is this request's refusal,
-      // never a crash of the serve; only the JVM failing passes, met before any grant is decided.
-      JvmFailure.passIfFailing(e);
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          backend + " could not turn the prompt into its payload: " + EngineWords.describe(e),
-          e);
-    }
+    return EngineAnswer.of(
+        backend, "turn the prompt into its payload", () -> ask.payloadFor(backend.engine()));
   }
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */

@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
 import java.util.Optional;
@@ -9,9 +10,12 @@ import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
@@ -190,6 +194,54 @@ class EngineThrowsOddlyTest {
             });
 
     assertThat(t.getMessage()).endsWith(" failed: the pass failed");
+  }
+
+  /**
+   * Regression: a tokenizer that answered no payload (null) for a prompt given as text was not
+   * refused as the tokenizing: the serve went on and was refused at a later question, in its words
+   * ("could not estimate its payload: java.lang.NullPointerException: ... because "payload" is
+   * null").
+   */
+  @Test
+  void aTokenizerThatAnswersNoPayload_isRefusedEngineFailed_holdingNothing() throws Exception {
+    PromptText prompt = PromptText.of("no payload");
+    GrantChain chain = f.chain(BUDGET);
+    ServingEngine engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public Tokenizer tokenizer() {
+            Tokenizer real = super.tokenizer();
+            return new Tokenizer() {
+              @Override
+              public String name() {
+                return real.name();
+              }
+
+              @Override
+              public TokenSequence encode(byte[] promptText) {
+                return null;
+              }
+
+              @Override
+              public String decode(TokenSequence output) {
+                return real.decode(output);
+              }
+            };
+          }
+        };
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
+      ServeRequest req = ServeRequest.generation(prompt, 3, Fidelity.F1, CEILING);
+
+      Throwable t = catchThrowable(() -> s.serve(req, prompt, f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED))
+          .hasMessageContaining("could not turn the prompt into its payload");
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.unresolved()).isEmpty();
+    }
   }
 
   /** Serves once on {@code engine}: the throw, asserted refused and settled while it is open. */

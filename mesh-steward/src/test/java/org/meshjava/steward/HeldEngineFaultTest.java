@@ -12,10 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
@@ -266,5 +269,64 @@ class HeldEngineFaultTest {
         .doesNotContain("gave no reason");
     assertThat(Metering.why(new EngineException(null, new RuntimeException("other"))))
         .isEqualTo("it gave no reason");
+  }
+
+  /**
+   * Regression: the tokenizer's region (a prompt given as text, tokenized by the routed engine) did
+   * not end with {@code heldFaults}, so a fault its compiled code held back was taken by the next
+   * question asked of the engine and refused in that question's words ("could not say its context
+   * size"), not as the tokenizing that read the cut file.
+   */
+  @Test
+  void aFaultHeldBackByTheTokenizer_isRefusedEngineFailed_namingTheTokenizing() throws Exception {
+    PromptText prompt = PromptText.of("held by the tokenizer");
+    GrantChain chain = f.chain(BUDGET);
+    ServingEngine engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public Tokenizer tokenizer() {
+            Tokenizer real = super.tokenizer();
+            return new Tokenizer() {
+              @Override
+              public String name() {
+                return real.name();
+              }
+
+              @Override
+              public TokenSequence encode(byte[] promptText) {
+                held.set(true); // its vocabulary, mapped, was cut short under it
+                return real.encode(promptText);
+              }
+
+              @Override
+              public String decode(TokenSequence output) {
+                return real.decode(output);
+              }
+            };
+          }
+        };
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .heldFaults(this::heldFault)
+            .build()) {
+      ServeRequest req = ServeRequest.generation(prompt, 3, Fidelity.F1, CEILING);
+
+      Throwable t = catchThrowable(() -> s.serve(req, prompt, f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+      assertThat(t.getMessage())
+          .contains("could not turn the prompt into its payload")
+          .contains("was cut short on disk while it ran")
+          .doesNotContain("context size");
+      assertThat(thrown).hasValue(1);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.unresolved()).isEmpty();
+      assertThat(s.head().nextSequence()).isZero();
+    }
   }
 }
