@@ -1185,6 +1185,10 @@ public final class Steward implements AutoCloseable {
     private final SigningKey key;
     private final boolean ephemeral;
     private boolean built;
+
+    /** Whether this build let its journal go ({@link #letGo}), so that it is closed once. */
+    private boolean journalLetGo;
+
     private final List<ServingEngine> backends = new ArrayList<>();
     private EnergyMeter meter;
     private @Nullable DiscoveryOptions discoveryOptions;
@@ -1571,13 +1575,14 @@ public final class Steward implements AutoCloseable {
         snapshotFolder = claimSnapshotFolder(j);
         return start(j, router);
       } catch (RuntimeException | Error e) {
-        if (e instanceof Error) {
-          // The refusals close the journal themselves; an Error (out of memory while the journal
-          // is replayed) passes them, and the caller, handed no steward, could not close it: its
-          // lock would stay held for every later start in this process.
-          try {
-            j.close();
-          } catch (RuntimeException | Error closing) {
+        // The refusals let the journal go themselves; any other throw passes them (the JVM
+        // failing while the journal is replayed, an InternalError that is no mapped read's fault,
+        // a runtime exception out of a replay or of a part's construction), and the caller,
+        // handed no steward, could not close it: its lock would stay held for every later start.
+        try {
+          letGo(j);
+        } catch (RuntimeException | Error closing) {
+          if (closing != e) {
             e.addSuppressed(closing);
           }
         }
@@ -1636,7 +1641,7 @@ public final class Steward implements AutoCloseable {
      * {@code e}), saying what the operator can do; closes the journal.
      */
     private StewardStartException snapshotsRefused(Journal j, SnapshotException e) {
-      j.close();
+      letGo(j);
       String store = Objects.requireNonNull(snapshots).describe();
       // Removing the snapshot is advised only where the journal alone is the whole truth. A store
       // that cannot be read or that another steward holds has no snapshot to remove; one that
@@ -1677,13 +1682,24 @@ public final class Steward implements AutoCloseable {
               JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
     }
 
+    /**
+     * Closes {@code j}, the journal this build claimed, unless the build let it go already: each
+     * refusal lets it go as it refuses, and {@link #build()} lets it go on every other throw.
+     */
+    private void letGo(Journal j) {
+      if (!journalLetGo) {
+        journalLetGo = true;
+        j.close();
+      }
+    }
+
     /** Recovers the claimed journal {@code j} and starts the steward over it. */
     private Steward start(Journal j, Router router) {
       if (snapshots != null) {
         try {
           j.position();
         } catch (UnsupportedOperationException e) {
-          j.close();
+          letGo(j);
           throw new IllegalArgumentException(
               "snapshots need a journal that reports its position; " + e.getMessage(), e);
         }
@@ -1698,7 +1714,7 @@ public final class Steward implements AutoCloseable {
           MappedReadFault.deliverPending();
         }
       } catch (JournalException e) {
-        j.close();
+        letGo(j);
         throw new StewardStartException(
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
@@ -1723,14 +1739,14 @@ public final class Steward implements AutoCloseable {
       ChainHead start = head != null ? head : ChainHead.GENESIS;
       if (replayed.lastSealed().isPresent()) {
         if (head != null) {
-          j.close();
+          letGo(j);
           throw new ChainHeadConflictException(
               head, j.describe(), replayed.lastSealed().get().sequence());
         }
         RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
       } else if (head == null && !ephemeral) {
-        j.close();
+        letGo(j);
         throw new UnknownChainHeadException(identity(), j.describe());
       }
       LogKeeper keeper =
@@ -1769,7 +1785,7 @@ public final class Steward implements AutoCloseable {
         // handed no steward, could not stop the snapshotter's thread or let the meter's lease go.
         try {
           snapshotter.ifPresent(Snapshotter::discard);
-          j.close();
+          letGo(j);
         } finally {
           if (lease != null) {
             lease.close(); // a steward that never started holds no share of the meter
