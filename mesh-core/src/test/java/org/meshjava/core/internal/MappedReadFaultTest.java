@@ -212,6 +212,39 @@ class MappedReadFaultTest {
     assertThat(MappedReadFault.in(deep)).isFalse();
     assertThat(MappedReadFault.in(selfCaused)).isFalse();
     assertThat(MappedReadFault.in(faultWithin)).isTrue();
+    assertThat(MappedReadFault.in(new RuntimeException(null, faultWithin)))
+        .as("the fault as the 33rd throwable of the chain, past the bound")
+        .isFalse();
+  }
+
+  /**
+   * A region's end after a throw: no fault held back leaves the throw as it was; a fault taken
+   * there is what the region failed with, the throw suppressed on it, unless the throw is the JVM
+   * failing, which stays, the fault suppressed on it; one instance is never suppressed on itself.
+   */
+  @Test
+  void aThrowAtARegionsEnd_isMergedWithTheFaultTakenThere() {
+    IllegalStateException thrown = new IllegalStateException("over garbage");
+    InternalError held = new InternalError(HOTSPOT);
+    OutOfMemoryError failing = new OutOfMemoryError("simulated");
+
+    assertThat(MappedReadFault.afterThrow(thrown, () -> {})).isSameAs(thrown);
+    assertThat(thrown.getSuppressed()).isEmpty();
+    Throwable merged =
+        MappedReadFault.afterThrow(
+            thrown,
+            () -> {
+              throw held;
+            });
+    assertThat(merged).isSameAs(held);
+    assertThat(held.getSuppressed()).containsExactly(thrown);
+    InternalError alsoHeld = new InternalError(HOTSPOT);
+    assertThat(MappedReadFault.atFault(failing, alsoHeld)).isSameAs(failing);
+    assertThat(failing.getSuppressed()).containsExactly(alsoHeld);
+    assertThat(alsoHeld.getSuppressed()).isEmpty();
+    assertThat(MappedReadFault.atFault(null, alsoHeld)).isSameAs(alsoHeld);
+    assertThat(MappedReadFault.atFault(alsoHeld, alsoHeld)).isSameAs(alsoHeld);
+    assertThat(alsoHeld.getSuppressed()).isEmpty();
   }
 
   /** An {@link InternalError} saying {@code message}, whose frames are {@code frames}' answer. */
