@@ -15,7 +15,6 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
-import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
@@ -206,29 +205,7 @@ class EngineThrowsOddlyTest {
   void aTokenizerThatAnswersNoPayload_isRefusedEngineFailed_holdingNothing() throws Exception {
     PromptText prompt = PromptText.of("no payload");
     GrantChain chain = f.chain(BUDGET);
-    ServingEngine engine =
-        new StewardGrantTest.Delegating(GrantFixture.ref()) {
-          @Override
-          public Tokenizer tokenizer() {
-            Tokenizer real = super.tokenizer();
-            return new Tokenizer() {
-              @Override
-              public String name() {
-                return real.name();
-              }
-
-              @Override
-              public TokenSequence encode(byte[] promptText) {
-                return null;
-              }
-
-              @Override
-              public String decode(TokenSequence output) {
-                return real.decode(output);
-              }
-            };
-          }
-        };
+    ServingEngine engine = new EncodeReplaced((real, bytes) -> null);
     try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
       ServeRequest req = ServeRequest.generation(prompt, 3, Fidelity.F1, CEILING);
 

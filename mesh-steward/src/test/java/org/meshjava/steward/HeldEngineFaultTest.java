@@ -18,7 +18,6 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
-import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
@@ -282,29 +281,11 @@ class HeldEngineFaultTest {
     PromptText prompt = PromptText.of("held by the tokenizer");
     GrantChain chain = f.chain(BUDGET);
     ServingEngine engine =
-        new StewardGrantTest.Delegating(GrantFixture.ref()) {
-          @Override
-          public Tokenizer tokenizer() {
-            Tokenizer real = super.tokenizer();
-            return new Tokenizer() {
-              @Override
-              public String name() {
-                return real.name();
-              }
-
-              @Override
-              public TokenSequence encode(byte[] promptText) {
-                held.set(true); // its vocabulary, mapped, was cut short under it
-                return real.encode(promptText);
-              }
-
-              @Override
-              public String decode(TokenSequence output) {
-                return real.decode(output);
-              }
-            };
-          }
-        };
+        new EncodeReplaced(
+            (real, bytes) -> {
+              held.set(true); // its vocabulary, mapped, was cut short under it
+              return real.encode(bytes);
+            });
     try (Steward s =
         f.bare(new DurableMemoryJournal())
             .meter(new RecordingMeter(new ArrayList<>()))
