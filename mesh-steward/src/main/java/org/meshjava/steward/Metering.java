@@ -207,7 +207,7 @@ final class Metering {
    * never wrapped in a second account of the same cut.
    */
   static String why(Throwable e) {
-    @Nullable InternalError fault = faultIn(e);
+    @Nullable InternalError fault = MappedReadFault.among(e);
     String message = EngineWords.messageOf(e);
     if ((message == null || message.isBlank()) && fault != null) {
       // An engine that gave no words of its own for a cause the JVM did describe: those are the
@@ -215,23 +215,12 @@ final class Metering {
       message = EngineWords.messageOf(fault);
     }
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
-    if (MappedReadFault.in(e) && onlyTheJvmsWords(e, fault, why)) {
+    if (fault != null && onlyTheJvmsWords(e, fault, why)) {
       return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
           + why
           + "); it needs the whole file back, and a restart if it maps the file only once";
     }
     return why;
-  }
-
-  /** The mapped-read fault among {@code e}'s causes ({@code e} itself included), if one is. */
-  private static @Nullable InternalError faultIn(Throwable e) {
-    Throwable at = e;
-    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError internal && MappedReadFault.in(at)) {
-        return internal;
-      }
-    }
-    return null;
   }
 
   /**

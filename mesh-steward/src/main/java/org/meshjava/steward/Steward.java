@@ -28,7 +28,6 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
-import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
@@ -738,19 +737,16 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
+  /**
+   * The routed engine's payload; an engine that cannot tokenize the prompt has done no work. Its
+   * tokenizer is the engine's code as its other answers are ({@link EngineAnswer}): a throw, or no
+   * payload at all, is this request's refusal, and the region ends by taking a fault of a mapped
+   * read held back there, so it is refused here, not at the next question in another's words. Only
+   * the JVM failing passes, met before any grant is decided.
+   */
   private static TokenSequence payload(Ask ask, RoutedBackend backend) throws ServeException {
-    try {
-      return ask.payloadFor(backend.engine());
-    } catch (RuntimeException | Error e) {
-      // An engine's tokenizer is the engine's code too: what it throws is this request's refusal,
-      // never a crash of the serve; only the JVM failing passes, met before any grant is decided.
-      JvmFailure.passIfFailing(e);
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          backend + " could not turn the prompt into its payload: " + EngineWords.describe(e),
-          e);
-    }
+    return EngineAnswer.of(
+        backend, "turn the prompt into its payload", () -> ask.payloadFor(backend.engine()));
   }
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
@@ -1189,6 +1185,10 @@ public final class Steward implements AutoCloseable {
     private final SigningKey key;
     private final boolean ephemeral;
     private boolean built;
+
+    /** Whether this build let its journal go ({@link #letGo}), so that it is closed once. */
+    private boolean journalLetGo;
+
     private final List<ServingEngine> backends = new ArrayList<>();
     private EnergyMeter meter;
     private @Nullable DiscoveryOptions discoveryOptions;
@@ -1575,13 +1575,14 @@ public final class Steward implements AutoCloseable {
         snapshotFolder = claimSnapshotFolder(j);
         return start(j, router);
       } catch (RuntimeException | Error e) {
-        if (e instanceof Error) {
-          // The refusals close the journal themselves; an Error (out of memory while the journal
-          // is replayed) passes them, and the caller, handed no steward, could not close it: its
-          // lock would stay held for every later start in this process.
-          try {
-            j.close();
-          } catch (RuntimeException | Error closing) {
+        // The refusals let the journal go themselves; any other throw passes them (the JVM
+        // failing while the journal is replayed, an InternalError that is no mapped read's fault,
+        // a runtime exception out of a replay or of a part's construction), and the caller,
+        // handed no steward, could not close it: its lock would stay held for every later start.
+        try {
+          letGo(j);
+        } catch (RuntimeException | Error closing) {
+          if (closing != e) {
             e.addSuppressed(closing);
           }
         }
@@ -1640,7 +1641,7 @@ public final class Steward implements AutoCloseable {
      * {@code e}), saying what the operator can do; closes the journal.
      */
     private StewardStartException snapshotsRefused(Journal j, SnapshotException e) {
-      j.close();
+      letGo(j);
       String store = Objects.requireNonNull(snapshots).describe();
       // Removing the snapshot is advised only where the journal alone is the whole truth. A store
       // that cannot be read or that another steward holds has no snapshot to remove; one that
@@ -1681,13 +1682,24 @@ public final class Steward implements AutoCloseable {
               JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
     }
 
+    /**
+     * Closes {@code j}, the journal this build claimed, unless the build let it go already: each
+     * refusal lets it go as it refuses, and {@link #build()} lets it go on every other throw.
+     */
+    private void letGo(Journal j) {
+      if (!journalLetGo) {
+        journalLetGo = true;
+        j.close();
+      }
+    }
+
     /** Recovers the claimed journal {@code j} and starts the steward over it. */
     private Steward start(Journal j, Router router) {
       if (snapshots != null) {
         try {
           j.position();
         } catch (UnsupportedOperationException e) {
-          j.close();
+          letGo(j);
           throw new IllegalArgumentException(
               "snapshots need a journal that reports its position; " + e.getMessage(), e);
         }
@@ -1702,7 +1714,7 @@ public final class Steward implements AutoCloseable {
           MappedReadFault.deliverPending();
         }
       } catch (JournalException e) {
-        j.close();
+        letGo(j);
         throw new StewardStartException(
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
@@ -1727,14 +1739,14 @@ public final class Steward implements AutoCloseable {
       ChainHead start = head != null ? head : ChainHead.GENESIS;
       if (replayed.lastSealed().isPresent()) {
         if (head != null) {
-          j.close();
+          letGo(j);
           throw new ChainHeadConflictException(
               head, j.describe(), replayed.lastSealed().get().sequence());
         }
         RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
       } else if (head == null && !ephemeral) {
-        j.close();
+        letGo(j);
         throw new UnknownChainHeadException(identity(), j.describe());
       }
       LogKeeper keeper =
@@ -1773,7 +1785,7 @@ public final class Steward implements AutoCloseable {
         // handed no steward, could not stop the snapshotter's thread or let the meter's lease go.
         try {
           snapshotter.ifPresent(Snapshotter::discard);
-          j.close();
+          letGo(j);
         } finally {
           if (lease != null) {
             lease.close(); // a steward that never started holds no share of the meter

@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
 import java.util.Optional;
@@ -9,6 +10,8 @@ import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -155,6 +158,67 @@ class EngineThrowsOddlyTest {
     Throwable t = serveOn(engine);
 
     assertThat(t.getMessage()).endsWith(" failed: the engine is broken");
+  }
+
+  /**
+   * Regression: the refusal's words look for the JVM's mapped-read fault among the causes, and
+   * asked an {@link InternalError} of the engine's own class for its cause and its frames, which
+   * threw: that throw ("IllegalStateException: no frames") ended the serve instead of the typed
+   * refusal.
+   */
+  @Test
+  void anEngineThrowCausedByAnErrorWhoseCauseAndFramesThrow_isRefusedEngineFailed()
+      throws Exception {
+    InternalError partless =
+        new InternalError("its kernel failed") {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public synchronized Throwable getCause() {
+            throw new IllegalStateException("no cause");
+          }
+
+          @Override
+          public StackTraceElement[] getStackTrace() {
+            throw new IllegalStateException("no frames");
+          }
+        };
+    Throwable t =
+        serveOn(
+            new StewardGrantTest.Delegating(GrantFixture.ref()) {
+              @Override
+              public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+                throw new EngineException("the pass failed", partless);
+              }
+            });
+
+    assertThat(t.getMessage()).endsWith(" failed: the pass failed");
+  }
+
+  /**
+   * Regression: a tokenizer that answered no payload (null) for a prompt given as text was not
+   * refused as the tokenizing: the serve went on and was refused at a later question, in its words
+   * ("could not estimate its payload: java.lang.NullPointerException: ... because "payload" is
+   * null").
+   */
+  @Test
+  void aTokenizerThatAnswersNoPayload_isRefusedEngineFailed_holdingNothing() throws Exception {
+    PromptText prompt = PromptText.of("no payload");
+    GrantChain chain = f.chain(BUDGET);
+    ServingEngine engine = new EncodeReplaced((real, bytes) -> null);
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
+      ServeRequest req = ServeRequest.generation(prompt, 3, Fidelity.F1, CEILING);
+
+      Throwable t = catchThrowable(() -> s.serve(req, prompt, f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED))
+          .hasMessageContaining("could not turn the prompt into its payload");
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.unresolved()).isEmpty();
+    }
   }
 
   /** Serves once on {@code engine}: the throw, asserted refused and settled while it is open. */

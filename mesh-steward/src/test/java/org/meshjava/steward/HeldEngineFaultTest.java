@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -266,5 +268,46 @@ class HeldEngineFaultTest {
         .doesNotContain("gave no reason");
     assertThat(Metering.why(new EngineException(null, new RuntimeException("other"))))
         .isEqualTo("it gave no reason");
+  }
+
+  /**
+   * Regression: the tokenizer's region (a prompt given as text, tokenized by the routed engine) did
+   * not end with {@code heldFaults}, so a fault its compiled code held back was taken by the next
+   * question asked of the engine and refused in that question's words ("could not say its context
+   * size"), not as the tokenizing that read the cut file.
+   */
+  @Test
+  void aFaultHeldBackByTheTokenizer_isRefusedEngineFailed_namingTheTokenizing() throws Exception {
+    PromptText prompt = PromptText.of("held by the tokenizer");
+    GrantChain chain = f.chain(BUDGET);
+    ServingEngine engine =
+        new EncodeReplaced(
+            (real, bytes) -> {
+              held.set(true); // its vocabulary, mapped, was cut short under it
+              return real.encode(bytes);
+            });
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .meter(new RecordingMeter(new ArrayList<>()))
+            .backend(engine)
+            .heldFaults(this::heldFault)
+            .build()) {
+      ServeRequest req = ServeRequest.generation(prompt, 3, Fidelity.F1, CEILING);
+
+      Throwable t = catchThrowable(() -> s.serve(req, prompt, f.present(chain, req)));
+
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+      assertThat(t.getMessage())
+          .contains("could not turn the prompt into its payload")
+          .contains("was cut short on disk while it ran")
+          .doesNotContain("context size");
+      assertThat(thrown).hasValue(1);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.unresolved()).isEmpty();
+      assertThat(s.head().nextSequence()).isZero();
+    }
   }
 }

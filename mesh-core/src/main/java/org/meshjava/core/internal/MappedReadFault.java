@@ -1,6 +1,7 @@
 package org.meshjava.core.internal;
 
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,17 +41,40 @@ public final class MappedReadFault {
   private static final String HOTSPOT_WORDS = "unsafe memory access operation";
 
   /**
+   * How many causes {@link #in} follows: a chain that long is no engine's wrapping of the fault,
+   * and a cause cycle (a {@code getCause} overridden to return itself or an earlier one) ends here.
+   */
+  private static final int MOST_CAUSES = 32;
+
+  /**
    * Whether {@code e} is, or was caused by, the fault of a read of a mapped file past its end; one
    * thrown on another thread (Jlama's forward pass) arrives wrapped, so the causes are followed.
+   * Total over any throwable: see {@link #among}.
    */
   public static boolean in(Throwable e) {
+    return among(e) != null;
+  }
+
+  /**
+   * The fault of a read of a mapped file past its end among {@code e} and its first {@value
+   * #MOST_CAUSES} causes, the first met; null if none is. Asked from every guard that tells the JVM
+   * failing from the code asked failing ({@link JvmFailure}), over throwables of an engine's or a
+   * listener's own classes, whose {@code getCause}, {@code getStackTrace} and {@code getMessage}
+   * may be overridden to throw, to answer null, or to form a cycle: a throw here would end the
+   * guard instead of its typed refusal, so a part that cannot be read says nothing of the fault (a
+   * cause that throws ends the chain). Only the JVM failing while one is read (other than a stack
+   * overflow, the code's own recursion) passes.
+   */
+  public static @Nullable InternalError among(Throwable e) {
     Throwable at = e;
-    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
-      if (at instanceof InternalError && (thrownReadingNativeMemory(at) || saysHotspotWords(at))) {
-        return true;
+    for (int depth = 0; at != null && depth < MOST_CAUSES; depth++) {
+      if (at instanceof InternalError internal
+          && (thrownReadingNativeMemory(internal) || saysHotspotWords(internal))) {
+        return internal;
       }
+      at = read(at::getCause);
     }
-    return false;
+    return null;
   }
 
   /**
@@ -106,33 +130,34 @@ public final class MappedReadFault {
     }
   }
 
-  /**
-   * Whether {@code e}'s message has HotSpot's words. An {@link InternalError} of an engine's own
-   * class may build its message in code that throws: asked from every guard that tells the JVM
-   * failing from the code asked failing ({@link JvmFailure}), that throw would end the guard
-   * instead of its typed refusal, so words that cannot be read are not HotSpot's. Only the JVM
-   * failing while building them (other than a stack overflow, the code's own recursion) passes.
-   */
+  /** Whether {@code e}'s message has HotSpot's words; words that cannot be read are not them. */
   private static boolean saysHotspotWords(Throwable e) {
-    String message;
-    try {
-      message = e.getMessage();
-    } catch (RuntimeException | Error unsaid) {
-      if (unsaid instanceof VirtualMachineError && !(unsaid instanceof StackOverflowError)) {
-        throw unsaid;
-      }
-      return false;
-    }
+    String message = read(e::getMessage);
     return message != null && message.contains(HOTSPOT_WORDS);
   }
 
   /** Whether {@code e}'s first frame is in one of the {@link #NATIVE_MEMORY_READERS}. */
   private static boolean thrownReadingNativeMemory(Throwable e) {
-    StackTraceElement[] frames = e.getStackTrace();
-    if (frames.length == 0) {
+    StackTraceElement[] frames = read(e::getStackTrace);
+    if (frames == null || frames.length == 0 || frames[0] == null) {
       return false;
     }
     String where = frames[0].getClassName();
     return NATIVE_MEMORY_READERS.stream().anyMatch(where::startsWith);
+  }
+
+  /**
+   * A part of a throwable, as its own code gives it: null where that code throws, other than the
+   * JVM failing, which passes (see {@link #among}).
+   */
+  private static <T> @Nullable T read(Supplier<@Nullable T> part) {
+    try {
+      return part.get();
+    } catch (RuntimeException | Error unsaid) {
+      if (unsaid instanceof VirtualMachineError && !(unsaid instanceof StackOverflowError)) {
+        throw unsaid;
+      }
+      return null;
+    }
   }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * buffer, so that a JVM wording it otherwise is still understood.
  */
 class MappedReadFaultTest {
+  /** HotSpot's words for the fault. */
+  private static final String HOTSPOT = "unsafe memory access operation";
+
   @TempDir Path tmp;
 
   /**
@@ -99,6 +103,160 @@ class MappedReadFaultTest {
     a.initCause(b);
     assertThat(MappedReadFault.in(a)).isFalse();
     assertThat(MappedReadFault.in(b)).isFalse();
+  }
+
+  /** A throwable of an engine's own class whose parts are overridden, each as the test says. */
+  private static class Oddly extends InternalError {
+    private static final long serialVersionUID = 1L;
+
+    Oddly(String message) {
+      super(message);
+    }
+
+    @Override
+    public synchronized Throwable getCause() {
+      throw new IllegalStateException("no cause to give");
+    }
+  }
+
+  /**
+   * Regression: the causes were read unguarded, so an {@link InternalError} (or a wrapper) whose
+   * {@code getCause} throws ended every guard that asks {@link JvmFailure} about an engine's throw
+   * with that throw ("IllegalStateException: no cause to give") instead of its typed refusal. A
+   * cause that cannot be read ends the chain; the fault itself is still known by its own words.
+   */
+  @Test
+  void aThrowableWhoseCauseThrows_endsTheWalk_andItsThrowEndsNothing() {
+    Oddly plain = new Oddly("simulated");
+    RuntimeException wrapper =
+        new RuntimeException("wraps") {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public synchronized Throwable getCause() {
+            throw new IllegalStateException("no cause to give");
+          }
+        };
+
+    assertThat(MappedReadFault.in(plain)).isFalse();
+    assertThat(MappedReadFault.in(wrapper)).isFalse();
+    assertThat(MappedReadFault.in(new Oddly("a fault occurred in a recent " + HOTSPOT))).isTrue();
+    assertThat(JvmFailure.isFailing(plain)).isTrue();
+    assertThat(JvmFailure.isFailing(new Oddly("a fault occurred in a recent " + HOTSPOT)))
+        .isFalse();
+  }
+
+  /**
+   * Regression: the first frame was read unguarded, so an {@link InternalError} whose {@code
+   * getStackTrace} throws, or answers null or a null frame, ended the guard with that throw (or a
+   * {@link NullPointerException}) instead of its typed refusal. Frames that cannot be read say
+   * nothing of where it was thrown; its words still may.
+   */
+  @Test
+  void anInternalErrorWhoseFramesThrowOrAreMissing_isKnownByItsWordsAlone() {
+    for (StackTraceElement[] given : new StackTraceElement[][] {null, {null}}) {
+      assertThat(MappedReadFault.in(framesAre("simulated", () -> given))).isFalse();
+      assertThat(MappedReadFault.in(framesAre(HOTSPOT, () -> given))).isTrue();
+    }
+    Supplier<StackTraceElement[]> throwing =
+        () -> {
+          throw new IllegalStateException("no frames to give");
+        };
+    assertThat(MappedReadFault.in(framesAre("simulated", throwing))).isFalse();
+    assertThat(MappedReadFault.in(framesAre(HOTSPOT, throwing))).isTrue();
+    assertThat(JvmFailure.isFailing(new RuntimeException(framesAre("simulated", throwing))))
+        .isFalse();
+  }
+
+  /** The JVM failing while a part is read passes, as it does while the words are read. */
+  @Test
+  void theJvmFailingWhileTheCauseIsRead_passes() {
+    InternalError failing =
+        new InternalError("simulated") {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public synchronized Throwable getCause() {
+            throw new OutOfMemoryError("simulated");
+          }
+        };
+    assertThat(catchThrowable(() -> MappedReadFault.in(failing)))
+        .isInstanceOf(OutOfMemoryError.class);
+  }
+
+  /**
+   * A cause chain far longer than any engine's wrapping (here 100 000 deep) or one that names
+   * itself as its cause is walked a bounded way: no stack overflow, no endless loop, answering no.
+   * The fault within the bound is known.
+   */
+  @Test
+  void aVeryDeepChain_orOneThatIsItsOwnCause_isWalkedABoundedWay() {
+    Throwable deep = new InternalError("simulated");
+    for (int i = 0; i < 100_000; i++) {
+      deep = new RuntimeException(null, deep);
+    }
+    RuntimeException selfCaused =
+        new RuntimeException("itself") {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public synchronized Throwable getCause() {
+            return this;
+          }
+        };
+    Throwable faultWithin = new InternalError(HOTSPOT);
+    for (int i = 0; i < 31; i++) {
+      faultWithin = new RuntimeException(null, faultWithin);
+    }
+
+    assertThat(MappedReadFault.in(deep)).isFalse();
+    assertThat(MappedReadFault.in(selfCaused)).isFalse();
+    assertThat(MappedReadFault.in(faultWithin)).isTrue();
+    assertThat(MappedReadFault.in(new RuntimeException(null, faultWithin)))
+        .as("the fault as the 33rd throwable of the chain, past the bound")
+        .isFalse();
+  }
+
+  /**
+   * A region's end after a throw: no fault held back leaves the throw as it was; a fault taken
+   * there is what the region failed with, the throw suppressed on it, unless the throw is the JVM
+   * failing, which stays, the fault suppressed on it; one instance is never suppressed on itself.
+   */
+  @Test
+  void aThrowAtARegionsEnd_isMergedWithTheFaultTakenThere() {
+    IllegalStateException thrown = new IllegalStateException("over garbage");
+    InternalError held = new InternalError(HOTSPOT);
+    OutOfMemoryError failing = new OutOfMemoryError("simulated");
+
+    assertThat(MappedReadFault.afterThrow(thrown, () -> {})).isSameAs(thrown);
+    assertThat(thrown.getSuppressed()).isEmpty();
+    Throwable merged =
+        MappedReadFault.afterThrow(
+            thrown,
+            () -> {
+              throw held;
+            });
+    assertThat(merged).isSameAs(held);
+    assertThat(held.getSuppressed()).containsExactly(thrown);
+    InternalError alsoHeld = new InternalError(HOTSPOT);
+    assertThat(MappedReadFault.atFault(failing, alsoHeld)).isSameAs(failing);
+    assertThat(failing.getSuppressed()).containsExactly(alsoHeld);
+    assertThat(alsoHeld.getSuppressed()).isEmpty();
+    assertThat(MappedReadFault.atFault(null, alsoHeld)).isSameAs(alsoHeld);
+    assertThat(MappedReadFault.atFault(alsoHeld, alsoHeld)).isSameAs(alsoHeld);
+    assertThat(alsoHeld.getSuppressed()).isEmpty();
+  }
+
+  /** An {@link InternalError} saying {@code message}, whose frames are {@code frames}' answer. */
+  private static InternalError framesAre(String message, Supplier<StackTraceElement[]> frames) {
+    return new InternalError(message) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      public StackTraceElement[] getStackTrace() {
+        return frames.get();
+      }
+    };
   }
 
   /**

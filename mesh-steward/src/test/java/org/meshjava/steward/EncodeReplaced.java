@@ -1,0 +1,41 @@
+package org.meshjava.steward;
+
+import java.util.function.BiFunction;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
+
+/**
+ * The reference engine ({@link GrantFixture#ref}) whose tokenizer encodes a prompt given as text by
+ * {@code encode}, handed the reference tokenizer and the prompt's bytes; it names and decodes as
+ * the reference does. For tests of what the steward makes of a tokenizer's answer.
+ */
+class EncodeReplaced extends ForwardingEngine {
+  private final BiFunction<Tokenizer, byte[], TokenSequence> encode;
+
+  EncodeReplaced(BiFunction<Tokenizer, byte[], TokenSequence> encode) {
+    super(GrantFixture.ref());
+    this.encode = encode;
+  }
+
+  @Override
+  public Tokenizer tokenizer() {
+    Tokenizer real = super.tokenizer();
+    return new Tokenizer() {
+      @Override
+      public String name() {
+        return real.name();
+      }
+
+      @Override
+      public TokenSequence encode(byte[] promptText) {
+        return encode.apply(real, promptText);
+      }
+
+      @Override
+      public String decode(TokenSequence output) {
+        return real.decode(output);
+      }
+    };
+  }
+}
