@@ -460,19 +460,9 @@ class LauncherJavaOptionsRefusedTest {
                 + " -XX:+UnlockExperimentalVMOptions");
     assertThat(refusal("-XX:MaxHeapSize=lots")).contains("takes as no option with a text value");
     // One the JVM has passes: what follows is the real run's (no build here, so no module).
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME",
-                System.getProperty("java.home"),
-                "MESH_NO_BUILD",
-                "1",
-                "MESH_JAVA_OPTS",
-                "-XX:HeapDumpPath=" + root.resolve("dumps")),
-            "key",
-            "show");
-    assertThat(ran.out()).doesNotContain("mesh:").contains("org.meshjava.cli");
+    assertThat(keyShowOnThisJdk("-XX:HeapDumpPath=" + root.resolve("dumps")).out())
+        .doesNotContain("mesh:")
+        .contains("org.meshjava.cli");
   }
 
   /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
@@ -488,21 +478,15 @@ class LauncherJavaOptionsRefusedTest {
    * The one line {@code mesh key show} is refused with, status 1, on this JDK given {@code value}.
    */
   private String refusal(String value) throws Exception {
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME",
-                System.getProperty("java.home"),
-                "MESH_NO_BUILD",
-                "1",
-                "MESH_JAVA_OPTS",
-                value),
-            "key",
-            "show");
+    LauncherCopy.Ran ran = keyShowOnThisJdk(value);
     assertThat(ran.code()).isEqualTo(1);
     assertThat(ran.out().strip().lines()).as(ran.out()).hasSize(1);
     return ran.out().strip();
+  }
+
+  /** {@code mesh key show} run without building, on this JDK, with {@code MESH_JAVA_OPTS}. */
+  private LauncherCopy.Ran keyShowOnThisJdk(String meshJavaOpts) throws Exception {
+    return keyShow(Path.of(System.getProperty("java.home")), meshJavaOpts);
   }
 
   /**
