@@ -64,7 +64,7 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
       stop.made(dir);
       Path journalFile = dir.resolve("steward.journal");
       try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
-          Steward steward = steward(journalFile, minilm)) {
+          Steward steward = steward(journalFile, minilm, stop)) {
         int code = demo(out(), steward, journalFile);
         stop.printed();
         return code;
@@ -79,12 +79,18 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
   /**
    * The demo's steward: an ephemeral key, the journal, {@code mesh serve}'s three reference
    * backends (each with the engines' default concurrency, as a sequential demo needs no other) and
-   * MiniLM.
+   * MiniLM. The journal, then the steward that owns it, are given to {@code stop} to close before a
+   * stop by signal removes their folder.
    */
-  private static Steward steward(Path journalFile, OnnxDecisionEngine minilm) throws Exception {
-    Steward.Builder b = Steward.ephemeral().journal(FileJournal.open(journalFile));
+  private static Steward steward(Path journalFile, OnnxDecisionEngine minilm, DemoStop stop)
+      throws Exception {
+    FileJournal journal = FileJournal.open(journalFile);
+    stop.opened(journal);
+    Steward.Builder b = Steward.ephemeral().journal(journal);
     ServeCommand.referenceBackends(ServeConcurrency.cpuDefault()).forEach(b::backend);
-    return b.backend(minilm).build();
+    Steward steward = b.backend(minilm).build();
+    stop.opened(steward);
+    return steward;
   }
 
   private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {

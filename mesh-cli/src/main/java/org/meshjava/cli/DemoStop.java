@@ -11,9 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The end of {@code mesh demo}'s temporary folder, by whichever comes first of the demo's own end
- * and a stop by signal (a shutdown hook). Either removes all of the folder; the stop says "stopped
- * before it ended" only while the demo has not printed everything. Thread-safe: the hook's thread
- * and the demo's share it, and one of them removes the folder while the other waits.
+ * and a stop by signal (a shutdown hook). Either removes all of the folder; the stop first closes
+ * what the demo has open in it (its journal, then the steward that owns it), so that nothing is
+ * written into the folder while, or after, it is removed. The stop says "stopped before it ended"
+ * only while the demo has not printed everything. Thread-safe: the hook's thread and the demo's
+ * share it, and one of them removes the folder while the other waits.
  */
 final class DemoStop {
   /** Where the stop hook is put and taken back: the JVM's ({@link #RUNTIME}), or a test's. */
@@ -45,6 +47,7 @@ final class DemoStop {
   private final PrintStream err;
   private final Thread hook;
   private @Nullable Path dir;
+  private @Nullable AutoCloseable open;
   private boolean printed;
   private boolean over;
 
@@ -61,6 +64,15 @@ final class DemoStop {
   /** The demo made its folder: a stop from now on removes it. */
   synchronized void made(Path dir) {
     this.dir = dir;
+  }
+
+  /**
+   * The demo opened {@code writer} in its folder (the journal, then the steward that owns it, in
+   * place of the journal): a stop closes it before removing the folder. Closing the steward lets a
+   * serve in flight finish and be journalled, and nothing is written once it returns.
+   */
+  synchronized void opened(AutoCloseable writer) {
+    this.open = writer;
   }
 
   /** Everything the demo prints is out: a stop from now on removes the folder without a word. */
@@ -101,6 +113,7 @@ final class DemoStop {
     }
     String removed;
     try {
+      closeWhatIsOpen();
       removeTemporaryFolder(d);
       if (printed) {
         return;
@@ -111,6 +124,25 @@ final class DemoStop {
     }
     err.println("mesh demo: " + (printed ? "" : "stopped before it ended; ") + removed);
     err.flush();
+  }
+
+  /**
+   * Closes what the demo has open in its folder. Removed under an open journal, the folder lost
+   * files the demo's thread went on writing to (a record acknowledged into an unlinked file) or
+   * gained a file it made after the walk, which then left the folder behind. A close that fails
+   * still lets the removal go on.
+   */
+  private void closeWhatIsOpen() {
+    AutoCloseable w = open;
+    open = null;
+    if (w == null) {
+      return;
+    }
+    try {
+      w.close();
+    } catch (Exception e) {
+      // The folder goes either way: whatever the close could not write was bound for it.
+    }
   }
 
   /**

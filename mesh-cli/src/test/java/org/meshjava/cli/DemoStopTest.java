@@ -95,6 +95,33 @@ class DemoStopTest {
   }
 
   /**
+   * Regression: a stop while the demo wrote removed the folder under its open journal, so the
+   * demo's thread went on appending to an unlinked file, or made a file after the walk and left the
+   * folder behind. The stop closes what the demo has open (the steward, which owns the journal)
+   * before it removes the folder, and still removes it where that close fails.
+   */
+  @Test
+  void aStopWhileTheDemoWrites_closesItsJournal_beforeRemovingTheFolder() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    Path dir = folderWithAJournal();
+    stop.made(dir);
+    List<String> closed = new ArrayList<>();
+    stop.opened(() -> closed.add("journal, folder there: " + Files.exists(dir)));
+    stop.opened(
+        () -> {
+          closed.add("steward, folder there: " + Files.exists(dir));
+          throw new IllegalStateException("the close failed");
+        });
+
+    kept.hooks.getFirst().run();
+
+    assertThat(closed).containsExactly("steward, folder there: true");
+    assertThat(dir).doesNotExist();
+    assertThat(said.toString(StandardCharsets.UTF_8)).endsWith(" was removed\n");
+  }
+
+  /**
    * A stop as the demo ends (the JVM already stopping runs the hook it could not take back) finds
    * the folder gone, and says nothing.
    */

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.testing.ChildJava;
@@ -18,13 +20,36 @@ import org.meshjava.journal.testing.ChildJava;
  * word. The stop now removes the folder and says so in one line.
  */
 class DemoStoppedBySignalTest {
-  @TempDir Path tmp;
+  @TempDir static Path tmp;
+
+  /**
+   * Both tests' demos, started together: most of each one's time is its JVM starting and loading
+   * the command's classes, which the two then spend side by side rather than one after the other.
+   */
+  private static Process stopped;
+
+  private static Process withoutItsFolder;
+
+  @BeforeAll
+  static void startBothDemos() throws java.io.IOException {
+    stopped = demo(Files.createDirectories(tmp.resolve("java-tmp")), tmp.resolve("stopped.out"));
+    withoutItsFolder = demo(tmp.resolve("missing"), tmp.resolve("without-its-folder.out"));
+  }
+
+  @AfterAll
+  static void endBothDemos() throws InterruptedException {
+    for (Process p : new Process[] {stopped, withoutItsFolder}) {
+      if (p != null) {
+        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
 
   @Test
   void aStopSignalWhileTheModelLoads_removesTheTemporaryFolder_inOneLine() throws Exception {
-    Path out = tmp.resolve("child.out");
-    Path temporary = Files.createDirectories(tmp.resolve("java-tmp"));
-    Process child = demo(temporary, out);
+    Path out = tmp.resolve("stopped.out");
+    Path temporary = tmp.resolve("java-tmp");
+    Process child = stopped;
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (demoFolders(temporary).isEmpty()) {
@@ -58,8 +83,8 @@ class DemoStoppedBySignalTest {
    */
   @Test
   void aTemporaryFolderThatCannotBeMade_isNotCalledAStop() throws Exception {
-    Path out = tmp.resolve("child.out");
-    Process child = demo(tmp.resolve("missing"), out);
+    Path out = tmp.resolve("without-its-folder.out");
+    Process child = withoutItsFolder;
     try {
       assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the demo ends").isTrue();
     } finally {

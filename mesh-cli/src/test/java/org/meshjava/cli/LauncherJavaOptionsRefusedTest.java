@@ -96,19 +96,24 @@ class LauncherJavaOptionsRefusedTest {
     String writers =
         "-XX:StartFlightRecording=filename=r.jfr -XX:ArchiveClassesAtExit=a.jsa"
             + " -XX:SharedArchiveFile=b.jsa -XX:+AutoCreateSharedArchive -Xlog:gc:file=gc.log"
-            + " -Xlog:safepoint:s.log -Xloggc:old.log -XX:AOTCacheOutput=c.aot";
+            + " -Xlog:safepoint:s.log -XX:AOTCacheOutput=c.aot";
     assertThat(keyShow(jdk, "-Xmx2g " + writers + " -Xlog:gc -Xlog:gc:stderr").code()).isZero();
-    // The switch among them is asked about switched off, which writes nothing.
+    // The switch among them is asked about switched off, which writes nothing; the text options
+    // only by the JVM's table of options (PrintFlagsFinal), which writes nothing either.
     assertThat(Files.readAllLines(root.resolve("asked")))
-        .containsExactly("-Xmx2g -XX:-AutoCreateSharedArchive -Xlog:gc -Xlog:gc:stderr -version");
+        .containsExactly(
+            "-Xmx2g -XX:-AutoCreateSharedArchive -Xlog:gc -Xlog:gc:stderr -XX:+PrintFlagsFinal"
+                + " -version");
     // A value of such options alone asks nothing that writes.
     Files.delete(root.resolve("asked"));
     assertThat(keyShow(jdk, writers).code()).isZero();
     assertThat(Files.readAllLines(root.resolve("asked")))
-        .containsExactly("-XX:-AutoCreateSharedArchive -version");
+        .containsExactly("-XX:-AutoCreateSharedArchive -XX:+PrintFlagsFinal -version");
     Files.delete(root.resolve("asked"));
     assertThat(keyShow(jdk, writers.replace(" -XX:+AutoCreateSharedArchive", "")).code()).isZero();
-    assertThat(root.resolve("asked")).doesNotExist();
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly("-XX:+PrintFlagsFinal -version");
+    // (-Xloggc:, once among them, is refused now: theOldGcLogOption_isRefused_namingItsXlogForm.)
   }
 
   /**
@@ -122,6 +127,9 @@ class LauncherJavaOptionsRefusedTest {
   void onlyOptionsTheJvmMerelyParses_areAskedAbout() throws Exception {
     Path jdk = askingJdk();
     Files.createDirectories(root.resolve("mesh-cli/target"));
+    // Files of options are looked for now (optionsTheCheckCannotRun_areRefusedInOneLine): here.
+    Files.writeString(root.resolve(".hotspotrc"), "");
+    Files.writeString(root.resolve("vm.options"), "");
     // (An argument file and -Xshare:dump, once here, are refused now:
     // optionsTheCheckCannotRun_areRefusedInOneLine.)
     String unjudged =
@@ -139,7 +147,7 @@ class LauncherJavaOptionsRefusedTest {
             "-XX:-PauseAtStartup -XX:+UnlockDiagnosticVMOptions -XX:-DumpPerfMapAtExit"
                 + " --add-opens=java.base/java.lang=ALL-UNNAMED -XX:-SomeFutureSwitch -Xmx2g -Xss2m -XX:MaxRAMPercentage=75.5"
                 + " -XX:MaxMetaspaceSize=256m -XX:+UseZGC --add-modules=jdk.incubator.vector"
-                + " -Xlog:gc -version");
+                + " -Xlog:gc -XX:+PrintFlagsFinal -version");
     Files.delete(root.resolve("asked"));
     String unasked =
         unjudged
@@ -149,7 +157,9 @@ class LauncherJavaOptionsRefusedTest {
             .replace("-XX:+SomeFutureSwitch", "")
             .replace("--add-opens java.base/java.lang=ALL-UNNAMED", "");
     assertThat(keyShow(jdk, unasked).code()).isZero();
-    assertThat(root.resolve("asked")).doesNotExist();
+    // None of them is asked about: the JVM prints only its table of options.
+    assertThat(Files.readAllLines(root.resolve("asked")))
+        .containsExactly("-XX:+PrintFlagsFinal -version");
   }
 
   /**
@@ -206,7 +216,9 @@ class LauncherJavaOptionsRefusedTest {
           "--module-path=lib",
           "-m",
           "-javaagent:" + root.resolve("none.jar"),
-          "-agentpath:" + root.resolve("none.so=a=b")
+          "-agentpath:" + root.resolve("none.so=a=b"),
+          "-XX:Flags=" + root.resolve("none.rc"),
+          "-XX:VMOptionsFile=" + root.resolve("none.options")
         }) {
       assertThat(refusal("-Xmx1g " + o))
           .startsWith("mesh: MESH_JAVA_OPTS holds '" + o + "', which");
@@ -345,11 +357,112 @@ class LauncherJavaOptionsRefusedTest {
   @Test
   void anAgentOrDebugger_isLeftToTheRealRun() throws Exception {
     Path jdk = askingJdk();
+    // The debugger's library is the JDK's, where the launcher looks for an -agentlib: library.
+    Files.writeString(Files.createDirectories(jdk.resolve("lib")).resolve("libjdwp.so"), "");
     Path asked = root.resolve("asked");
     LauncherCopy.Ran ran =
         keyShow(jdk, "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=21590");
     assertThat(ran.code()).as(ran.out()).isZero();
     assertThat(asked).doesNotExist();
+  }
+
+  /**
+   * Regression: a dash alone was refused as "no JVM option (each begins with -)", though it begins
+   * with one.
+   */
+  @Test
+  void aDashAlone_isRefusedAsADashAlone() throws Exception {
+    assertThat(refusal("-Xmx1g -"))
+        .isEqualTo("mesh: MESH_JAVA_OPTS holds '-', which is a dash alone, no JVM option");
+  }
+
+  /**
+   * Regression: {@code -Xloggc:} went to the real run unasked, whose JVM took it as {@code
+   * -Xlog:gc:FILE} with a deprecation warning on stdout, amid the command's own output, on every
+   * run. It is refused, naming the form to write.
+   */
+  @Test
+  void theOldGcLogOption_isRefused_namingItsXlogForm() throws Exception {
+    assertThat(refusal("-Xmx1g -Xloggc:gc.log"))
+        .isEqualTo(
+            "mesh: MESH_JAVA_OPTS holds '-Xloggc:gc.log', which is the old form of"
+                + " -Xlog:gc:file=gc.log (the JVM warns of it on every run): write that instead");
+  }
+
+  /**
+   * Regression: a log file in a folder that is not there went to the real run, whose JVM printed
+   * "Error opening log file" and three lines more, naming neither mesh nor MESH_JAVA_OPTS. The
+   * folder is looked for here; the file is still written by the real run alone.
+   */
+  @Test
+  void aLogFileInAMissingFolder_isOneLine() throws Exception {
+    String o = "-Xlog:gc:file=" + root.resolve("none/gc.log");
+    assertThat(refusal("-Xmx1g " + o))
+        .isEqualTo(
+            "mesh: MESH_JAVA_OPTS holds '"
+                + o
+                + "', which names a log file in a folder that is not there or that this user"
+                + " cannot write");
+  }
+
+  /**
+   * Regression: an agent library named without its path ({@code -agentlib:}, or its old form {@code
+   * -Xrun}) that is nowhere to be found went to the real run, whose JVM printed "Could not find
+   * agent library" under "Error occurred during initialization of VM". It is looked for in the JDK
+   * and on LD_LIBRARY_PATH, and refused in one line naming {@code -agentpath:} where it is not; one
+   * found there is left to the real run, unasked (loading it runs it).
+   */
+  @Test
+  void anAgentLibraryFoundNowhere_isOneLine_andOneOnTheLibraryPathIsLeftToTheRealRun()
+      throws Exception {
+    for (String o : new String[] {"-agentlib:nosuch=verbose", "-Xrunnosuch:verbose"}) {
+      assertThat(refusal("-Xmx1g " + o))
+          .startsWith("mesh: MESH_JAVA_OPTS holds '" + o + "', which names an agent library,")
+          .endsWith("name the agent by its file with -agentpath:FILE");
+    }
+    Path libs = Files.createDirectories(root.resolve("libs"));
+    Files.writeString(libs.resolve("libmine.so"), "");
+    Path jdk = askingJdk();
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(
+            root,
+            Map.of(
+                "JAVA_HOME",
+                jdk.toString(),
+                "MESH_NO_BUILD",
+                "1",
+                "LD_LIBRARY_PATH",
+                libs.toString(),
+                "MESH_JAVA_OPTS",
+                "-agentlib:mine=a -Xrunmine:b"),
+            "key",
+            "show");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(root.resolve("asked")).doesNotExist();
+  }
+
+  /**
+   * Regression: a {@code -XX} option given a text value went to the real run unasked, so a misspelt
+   * name ({@code HeapDumpPth}) got the JVM's four lines. Its value is not asked about (it may name
+   * a file to write), but its name is looked up in the JVM's own table of options: one the JVM has
+   * passes the check.
+   */
+  @Test
+  void aTextOptionTheJvmDoesNotHave_isOneLine() throws Exception {
+    assertThat(refusal("-Xmx1g -XX:HeapDumpPth=" + root.resolve("dumps")))
+        .startsWith(
+            "mesh: MESH_JAVA_OPTS holds '-XX:HeapDumpPth="
+                + root.resolve("dumps")
+                + "', which this JVM (")
+        .endsWith(
+            ") takes as no option with a text value: misspelt, a number's option given a word, or"
+                + " one locked without -XX:+UnlockDiagnosticVMOptions or"
+                + " -XX:+UnlockExperimentalVMOptions");
+    assertThat(refusal("-XX:MaxHeapSize=lots")).contains("takes as no option with a text value");
+    // One the JVM has passes: what follows is the real run's (no build here, so no module).
+    assertThat(keyShowOnThisJdk("-XX:HeapDumpPath=" + root.resolve("dumps")).out())
+        .doesNotContain("mesh:")
+        .contains("org.meshjava.cli");
   }
 
   /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
@@ -365,21 +478,15 @@ class LauncherJavaOptionsRefusedTest {
    * The one line {@code mesh key show} is refused with, status 1, on this JDK given {@code value}.
    */
   private String refusal(String value) throws Exception {
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(
-            root,
-            Map.of(
-                "JAVA_HOME",
-                System.getProperty("java.home"),
-                "MESH_NO_BUILD",
-                "1",
-                "MESH_JAVA_OPTS",
-                value),
-            "key",
-            "show");
+    LauncherCopy.Ran ran = keyShowOnThisJdk(value);
     assertThat(ran.code()).isEqualTo(1);
     assertThat(ran.out().strip().lines()).as(ran.out()).hasSize(1);
     return ran.out().strip();
+  }
+
+  /** {@code mesh key show} run without building, on this JDK, with {@code MESH_JAVA_OPTS}. */
+  private LauncherCopy.Ran keyShowOnThisJdk(String meshJavaOpts) throws Exception {
+    return keyShow(Path.of(System.getProperty("java.home")), meshJavaOpts);
   }
 
   /**

@@ -84,6 +84,47 @@ class LauncherMavenBuildTest {
     assertThat(run()).as("a second run").doesNotContain("building");
   }
 
+  /**
+   * Regression: the launcher dated its stamp with {@code touch -d 2026-…Z}, a form of GNU's: where
+   * touch takes only POSIX's options (BusyBox reads no trailing Z, and a local time) the Maven
+   * build was not adopted, and every command built again. The stamp is dated with POSIX {@code
+   * touch -t} read in UTC, whatever the caller's time zone.
+   */
+  @Test
+  void aMavenBuildOfThisTree_isAdopted_whereTouchTakesOnlyPosixOptions() throws Exception {
+    classpath(root.resolve("mesh-core/target/classes").toString());
+    Path bin = Files.createDirectories(root.resolve("posix-bin"));
+    Path touch = bin.resolve("touch");
+    Files.writeString(
+        touch,
+        "#!/usr/bin/env bash\n"
+            + "for a in \"$@\"; do case \"$a\" in -d*) echo \"touch: no option $a\" >&2; exit 1;;"
+            + " esac; done\n"
+            + "for d in /usr/bin /bin; do [ -x \"$d/touch\" ] && exec \"$d/touch\" \"$@\"; done\n"
+            + "exit 1\n",
+        StandardCharsets.UTF_8);
+    assertThat(touch.toFile().setExecutable(true)).isTrue();
+
+    String out =
+        LauncherCopy.run(
+                root,
+                Map.of(
+                    "JAVA_HOME",
+                    System.getProperty("java.home"),
+                    "MESH_NO_BUILD",
+                    "",
+                    "TZ",
+                    "XXX+12",
+                    "PATH",
+                    bin + ":" + System.getenv("PATH")),
+                "--version")
+            .out();
+
+    assertThat(out).doesNotContain("building").doesNotContain("touch:");
+    assertThat(Files.getLastModifiedTime(root.resolve("mesh-cli/target/.mesh-launcher-build")))
+        .isEqualTo(FileTime.from(MAVEN_STARTED));
+  }
+
   @Test
   void aSourceChangedAfterTheMavenBuildStarted_isBuilt() throws Exception {
     classpath(root.resolve("mesh-core/target/mesh-core-0.1.0-SNAPSHOT.jar").toString());

@@ -1,5 +1,6 @@
 package org.meshjava.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +76,89 @@ class LauncherReadOnlyCheckoutTest {
     assertThat(ran.code()).as(ran.out()).isEqualTo(1);
     assertThat(ran.out()).startsWith("mesh: mesh-cli needs a build (none yet, or a source changed");
     assertThat(root.resolve("java-args")).doesNotExist();
+  }
+
+  /**
+   * Regression: where no file could be made in the temporary folder to measure sources against (an
+   * unwritable or missing TMPDIR), the build counted as out of date, and the refusal said "a source
+   * changed since the last", which none had. It says what stops the check.
+   */
+  @Test
+  void anUnwritableTemporaryFolder_isSaid_notCalledASourceChange() throws Exception {
+    Path target = mavenBuildStartedAnHourAgo();
+    Path jdk = LauncherCopy.standInJdk(root);
+    readOnly(target.getParent());
+    Path missing = root.resolve("no-tmp");
+
+    LauncherCopy.Ran ran =
+        asAnotherUser(
+            Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "", "TMPDIR", missing.toString()),
+            "key",
+            "show");
+
+    assertThat(ran.code()).as(ran.out()).isEqualTo(1);
+    assertThat(ran.out())
+        .isEqualTo(
+            "mesh: cannot tell whether mesh-cli's build in this checkout is up to date: no file"
+                + " can be made in the temporary folder "
+                + missing
+                + " to measure its sources against: set TMPDIR to a folder this user can write, or"
+                + " run the last build as it is with MESH_NO_BUILD=1\n");
+    assertThat(root.resolve("java-args")).doesNotExist();
+  }
+
+  /**
+   * Regression: the file the check makes in the temporary folder had no trap, so a stop by signal
+   * while the sources were looked through (a large tree, a slow disk) left it there, empty, one
+   * more on every such stop. Here the look ({@code find}) waits until the launcher is told to stop.
+   */
+  @Test
+  void aStopWhileTheSourcesAreLookedThrough_leavesNoFileInTheTemporaryFolder() throws Exception {
+    Path target = mavenBuildStartedAnHourAgo();
+    Path jdk = LauncherCopy.standInJdk(root);
+    Path looking = root.resolve("looking");
+    Path find = jdk.resolve("bin/find");
+    Files.writeString(
+        find, "#!/usr/bin/env bash\necho $$ > '" + looking + "'\nexec sleep 30\n", UTF_8);
+    Files.setPosixFilePermissions(find, PosixFilePermissions.fromString("rwxr-xr-x"));
+    readOnly(target.getParent());
+    Path tmp = Files.createDirectories(root.resolve("tmp"));
+    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), root.resolve("mesh"));
+    ProcessBuilder pb =
+        new ProcessBuilder(shell(), root.resolve("mesh").toString(), "key", "show")
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(root.resolve("out.txt").toFile());
+    pb.environment().clear();
+    pb.environment()
+        .putAll(
+            LauncherCopy.environment(
+                System.getenv(),
+                Map.of(
+                    "JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "", "TMPDIR", tmp.toString())));
+    Process launcher = pb.start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.exists(looking) || Files.readString(looking).isBlank()) {
+        assertThat(launcher.isAlive()).as("the launcher runs").isTrue();
+        assertThat(System.nanoTime()).as("the launcher looks").isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      assertThat(tmp.toFile().list()).as("the check's file, while it looks").hasSize(1);
+      signal(Long.toString(launcher.pid()));
+      // The look ends as a Ctrl-C would end it (the whole foreground group gets the signal).
+      signal(Files.readString(looking).strip());
+      assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("the launcher stops").isTrue();
+    } finally {
+      launcher.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    assertThat(launcher.exitValue()).isEqualTo(143);
+    assertThat(tmp.toFile().list()).isEmpty();
+  }
+
+  private static void signal(String pid) throws Exception {
+    assertThat(new ProcessBuilder("kill", "-TERM", pid).start().waitFor()).isZero();
   }
 
   /**
@@ -185,6 +270,11 @@ class LauncherReadOnlyCheckoutTest {
 
   /** {@code mesh args} run by a user who cannot write {@code mesh-cli}: nobody if this is root. */
   private LauncherCopy.Ran asAnotherUser(Map<String, String> env, String... args) throws Exception {
+    return LauncherCopy.runBy(shell(), root, System.getenv(), env, args);
+  }
+
+  /** What runs the launcher as a user who cannot write {@code mesh-cli}: nobody if this is root. */
+  private String shell() throws IOException {
     String shell = "bash";
     if ("root".equals(System.getProperty("user.name"))) {
       assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv, to run as nobody");
@@ -197,6 +287,6 @@ class LauncherReadOnlyCheckoutTest {
       assertThat(asNobody.toFile().setExecutable(true)).isTrue();
       shell = asNobody.toString();
     }
-    return LauncherCopy.runBy(shell, root, System.getenv(), env, args);
+    return shell;
   }
 }
