@@ -122,6 +122,11 @@ public final class FileJournal implements Journal {
           public @Nullable FileChannel channel(Object identity) {
             return heldChannel(identity);
           }
+
+          @Override
+          public boolean any() {
+            return !HELD.isEmpty() || SnapshotFolderClaim.holdsAny();
+          }
         });
   }
 
@@ -304,7 +309,8 @@ public final class FileJournal implements Journal {
             .equals(SnapshotFolderOwner.realPath(path))) {
       return Optional.empty();
     }
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+      FileChannel ch = read.channel();
       long size = ch.size();
       if (size < 2 || size > LineReader.MAX_LINE_BYTES + 1L) {
         return Optional.empty();
@@ -507,6 +513,7 @@ public final class FileJournal implements Journal {
     FileChannel ch = null;
     FileLock lock = null;
     try {
+      LockHolder.requireRoomToKeep();
       ch = locker.open(real);
       if (!identity.equals(identity(real))) {
         throw new IOException("the file was replaced while it was being opened");
@@ -515,7 +522,8 @@ public final class FileJournal implements Journal {
       throw abandon(ch, identity, slot, io("cannot open", path, e));
     }
     try {
-      lock = locker.tryLock(ch);
+      FileChannel opened = ch;
+      lock = LockHolder.tryLock(() -> locker.tryLock(opened));
     } catch (IOException | UnsupportedOperationException | OverlappingFileLockException e) {
       throw abandon(
           ch,
@@ -1674,7 +1682,9 @@ public final class FileJournal implements Journal {
         holder.read(from, chains, sink);
         return;
       }
-      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      // Closed keeping locks: a journal held here swapped in under the name after holder() looked.
+      try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+        FileChannel ch = read.channel();
         Tail tail = tail(ch, path);
         readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
       }
@@ -2090,7 +2100,8 @@ public final class FileJournal implements Journal {
         return JournalIo.call(
             () -> checkLinks(holder.file.channel(), path, holder.firstSeq, count, end.locator()));
       }
-      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+        FileChannel ch = read.channel();
         Tail tail = tail(ch, path);
         return checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
       }
@@ -2201,8 +2212,8 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-      return tail(ch, path).firstSeq();
+    try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+      return tail(read.channel(), path).firstSeq();
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }

@@ -10,14 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.FailureWords;
+import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.LockHolder;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.SequenceFiles;
 
@@ -343,18 +344,24 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized Optional<byte[]> latest() throws SnapshotException {
-    checkFolder();
-    try {
-      return readLatest(
-          file -> {
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-              return readChecked(file, ch);
-            }
-          });
-    } catch (IOException e) {
-      throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot read " + dir + ": " + FailureWords.of(e), e);
-    }
+    // Off the caller's thread, as the other reads: an interrupt there would close the descriptor,
+    // which may be of a held file swapped in under the name (see open).
+    return readLatestOffThread(
+        file -> {
+          try (HeldJournals.ReadChannel read = open(file)) {
+            return readChecked(file, read.channel());
+          }
+        });
+  }
+
+  /**
+   * Opens the snapshot file {@code file} to read, after {@link #requireNotHeld} passed it. A held
+   * file swapped in under its name since is closed only where that lets no lock of this process go
+   * ({@link LockHolder#closeKeepingLocks}): it is read as a snapshot (and refused as one), and the
+   * journal or snapshot folder it is stays locked.
+   */
+  private static HeldJournals.ReadChannel open(Path file) throws IOException {
+    return LockHolder.openToRead(file);
   }
 
   /** Reads one snapshot file. */
@@ -517,15 +524,16 @@ public final class FileSnapshotStore implements SnapshotStore {
   public synchronized Optional<SnapshotHeader> latestHeader() throws SnapshotException {
     return readLatestOffThread(
         file -> {
-          try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            return SnapshotHeader.read(ch);
+          try (HeldJournals.ReadChannel read = open(file)) {
+            return SnapshotHeader.read(read.channel());
           }
         });
   }
 
   /** {@code file} mapped read-only, or read into memory where it cannot be mapped. */
   private ByteBuffer map(Path file) throws IOException, SnapshotException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = open(file)) {
+      FileChannel ch = read.channel();
       long size = ch.size();
       checkSize(file, size);
       try {
@@ -538,7 +546,8 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** As {@link #map}, into an arena of its own that the mapping's close closes. */
   private SnapshotMapping mapInArena(Path file) throws IOException, SnapshotException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (HeldJournals.ReadChannel read = open(file)) {
+      FileChannel ch = read.channel();
       long size = ch.size();
       checkSize(file, size);
       Arena arena = Arena.ofShared();

@@ -56,6 +56,11 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     return HELD.containsKey(identity);
   }
 
+  /** Whether this process holds, or is claiming, any snapshot folder's lock file. */
+  static boolean holdsAny() {
+    return !HELD.isEmpty();
+  }
+
   /** How often a claim retries a lock file removed between its open and its lock. */
   private static final int ATTEMPTS = 3;
 
@@ -201,13 +206,14 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     try {
       // Not through a link put there since it was checked: the identity check below would refuse
       // its target only after opening it read-write.
+      LockHolder.requireRoomToKeep();
       ch =
           FileChannel.open(
               lockFile,
               StandardOpenOption.READ,
               StandardOpenOption.WRITE,
               java.nio.file.LinkOption.NOFOLLOW_LINKS);
-      FileLock lock = ch.tryLock();
+      FileLock lock = LockHolder.tryLock(ch::tryLock);
       if (lock == null) {
         throw inUse(dir, "another steward process");
       }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +60,12 @@ public final class HeldJournals {
      * thread); null otherwise.
      */
     @Nullable FileChannel channel(Object identity);
+
+    /**
+     * Whether this process holds any file locked, as a journal or a snapshot folder's lock file, or
+     * is taking such a lock: registered before its lock is tried, unregistered after it is let go.
+     */
+    boolean any();
   }
 
   private static volatile @Nullable Reader reader;
@@ -118,7 +123,16 @@ public final class HeldJournals {
             null);
       }
     }
-    return new ReadChannel(FileChannel.open(file, StandardOpenOption.READ), true);
+    return LockHolder.openToRead(file);
+  }
+
+  /**
+   * Whether this process holds (or is taking) any OS lock on a journal or a snapshot folder's lock
+   * file ({@link Holds#any}); false before {@code FileJournal} is initialised, when it holds none.
+   */
+  static boolean holdsAny() {
+    Holds h = holds;
+    return h != null && h.any();
   }
 
   /**

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -157,8 +156,9 @@ public final class JournalFile {
       if (held.isPresent()) {
         return held.get();
       }
-      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-        return scanLines(ch, path, scanner, visitor);
+      // Closed keeping locks: a journal held here swapped in under the name after that look.
+      try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+        return scanLines(read.channel(), path, scanner, visitor);
       }
     } catch (LineReader.TooLong e) {
       throw new JournalException(

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -12,10 +15,100 @@ import org.jspecify.annotations.Nullable;
  * What holds a journal writer's lock: the file journal's one descriptor on its file (the OS lock
  * goes with it) or the PostgreSQL journal's session (the advisory lock goes with it). Both journals
  * give it up the same way when they close or fail to open. Thread-safe; what it keeps is the
- * descriptors {@link #closeKeepingLocks} may not close.
+ * descriptors {@link #closeKeepingLocks} may not close, at most {@link #MAX_KEPT} of them.
  */
 public final class LockHolder {
   private LockHolder() {}
+
+  /**
+   * How many descriptors {@link #closeKeepingLocks} keeps open before {@link #openToRead} and
+   * {@link #requireRoomToKeep} refuse to open more. Only a file this process holds locked, swapped
+   * in under a name it was opening by someone who can write that folder, is kept, one per swap; a
+   * process that has seen this many is under attack, and a bound on what it keeps is kept by
+   * refusing to open, never by closing one (which would let a lock go).
+   */
+  static final int MAX_KEPT = 32;
+
+  /**
+   * Taken around every OS file lock this module tries ({@link #tryLock}) and around {@link
+   * #closeKeepingLocks}'s probe and close. The probe is a real shared lock in the JDK's table of
+   * this process's locks, held until its descriptor closes; a journal's or a snapshot folder's lock
+   * tried meanwhile on that file would be refused as overlapping, an {@code UNLOCKABLE} refusal of
+   * a file no one holds. Serialised, no attempt ever sees a probe.
+   */
+  private static final Object TABLE = new Object();
+
+  private static final Kept KEPT = new Kept(MAX_KEPT);
+
+  /** Opens a file to read; a seam so a test can put another file under the name as it is opened. */
+  @FunctionalInterface
+  interface Opener {
+    FileChannel open(Path file) throws IOException;
+  }
+
+  private static volatile Opener opener = file -> FileChannel.open(file, StandardOpenOption.READ);
+
+  /** For tests: how {@link #openToRead} opens from now on. */
+  static void openWith(Opener open) {
+    opener = open;
+  }
+
+  /** For tests: {@link #openToRead} opens by name again. */
+  static void openByName() {
+    opener = file -> FileChannel.open(file, StandardOpenOption.READ);
+  }
+
+  /**
+   * For tests: how many descriptors are kept, and then closes them all; only once the test has let
+   * go of every lock they were kept for (closing them then lets none go).
+   */
+  static int closeKept() {
+    return KEPT.closeAll();
+  }
+
+  /** A file lock attempt: the lock, or null where another process holds one. */
+  @FunctionalInterface
+  public interface Attempt {
+    /** Tries the lock. */
+    @Nullable FileLock tryLock() throws IOException;
+  }
+
+  /**
+   * Runs {@code attempt}, an OS file lock a journal or a snapshot folder's claim tries, never while
+   * {@link #closeKeepingLocks} probes a file (see {@link #TABLE}).
+   *
+   * @throws IOException what the attempt throws
+   */
+  public static @Nullable FileLock tryLock(Attempt attempt) throws IOException {
+    synchronized (TABLE) {
+      return attempt.tryLock();
+    }
+  }
+
+  /**
+   * Opens {@code file}, a file no lock is taken on, to read, for a try-with-resources block whose
+   * close is {@link #closeKeepingLocks}: another name of a file this process holds locked swapped
+   * in under {@code file} after the caller checked it stays locked. Thread-safe.
+   *
+   * @throws IOException if it cannot be opened, or this process keeps {@link #MAX_KEPT} descriptors
+   *     already ({@link #requireRoomToKeep})
+   */
+  public static HeldJournals.ReadChannel openToRead(Path file) throws IOException {
+    KEPT.requireRoom();
+    return new HeldJournals.ReadChannel(opener.open(file), true);
+  }
+
+  /**
+   * Refuses to open one more file whose descriptor may have to be kept: this process keeps {@link
+   * #MAX_KEPT} already. Called before every open whose close is {@link #closeKeepingLocks}. Several
+   * threads past this check at once may each keep one more, so the count stays within the bound
+   * plus the threads opening at that moment.
+   *
+   * @throws IOException saying so, for the caller's {@code IO} refusal
+   */
+  public static void requireRoomToKeep() throws IOException {
+    KEPT.requireRoom();
+  }
 
   /**
    * Closes {@code holder}, if there is one, dropping the checked exception a failed close throws:
@@ -43,28 +136,15 @@ public final class LockHolder {
    * this process holds (another name of a held journal or lock file, swapped in under the name
    * opened after that name was checked) must never be closed while the holder lives; only such a
    * swap, by someone who can write the journal's folder, keeps one, and each swap keeps at most
-   * one. Whether a lock is held here is asked of the JDK's table of this process's locks, by a
-   * shared lock on the whole file: refused as overlapping where one is held, else taken (or refused
-   * by another process's lock) and let go with the descriptor.
+   * one. Where this process holds no journal and no snapshot folder, nothing is asked: no lock of
+   * its can go. Otherwise it is asked of the JDK's table of this process's locks, by a shared lock
+   * on the whole file: refused as overlapping where one is held, else taken (or refused by another
+   * process's lock) and let go with the descriptor, all while no lock of this module is tried
+   * ({@link #tryLock}), which the probe's lock would otherwise refuse.
    */
   public static void closeKeepingLocks(@Nullable FileChannel channel) {
-    if (channel == null) {
-      return;
-    }
-    try {
-      channel.tryLock(0, Long.MAX_VALUE, true);
-    } catch (OverlappingFileLockException heldHere) {
-      KEPT.add(channel);
-      return;
-    } catch (IOException | RuntimeException cannotLock) {
-      // No lock can be taken through it (a closed channel, a file system without locks), so none
-      // this process holds is let go by its closing either.
-    }
-    closeQuietly(channel);
+    KEPT.close(channel);
   }
-
-  /** Descriptors {@link #closeKeepingLocks} keeps open: closing one would let a held lock go. */
-  private static final Set<FileChannel> KEPT = ConcurrentHashMap.newKeySet();
 
   /**
    * Releases the OS file lock {@code lock} and closes {@code channel}, the descriptor it was taken
@@ -77,5 +157,81 @@ public final class LockHolder {
       // Closing the channel releases it too.
     }
     closeQuietly(channel);
+  }
+
+  /**
+   * Descriptors {@link #closeKeepingLocks} keeps open, closing one would let a held lock go, and
+   * the bound on how many. One for the process; a test makes its own.
+   */
+  static final class Kept {
+    private final int bound;
+    private final Set<FileChannel> channels = ConcurrentHashMap.newKeySet();
+
+    Kept(int bound) {
+      if (bound < 1) {
+        throw new IllegalArgumentException("bound must be positive: " + bound);
+      }
+      this.bound = bound;
+    }
+
+    /** How many it keeps. */
+    int size() {
+      return channels.size();
+    }
+
+    /** Closes every descriptor kept; returns how many there were. See {@link #closeKept}. */
+    int closeAll() {
+      List<FileChannel> all = List.copyOf(channels);
+      channels.removeAll(all);
+      all.forEach(LockHolder::closeQuietly);
+      return all.size();
+    }
+
+    /** As {@link LockHolder#requireRoomToKeep}. */
+    void requireRoom() throws IOException {
+      int kept = channels.size();
+      if (kept >= bound) {
+        throw new IOException(
+            "this process keeps open "
+                + kept
+                + " descriptors of files it holds locked that were swapped in under names it was"
+                + " opening (someone who can write its folders did so), and closing one would let"
+                + " that lock go; it opens no more until it restarts");
+      }
+    }
+
+    /** As {@link LockHolder#closeKeepingLocks}. */
+    void close(@Nullable FileChannel channel) {
+      if (channel == null) {
+        return;
+      }
+      synchronized (TABLE) {
+        if (!heldHere(channel)) {
+          closeQuietly(channel);
+          return;
+        }
+      }
+      channels.add(channel);
+    }
+  }
+
+  /**
+   * Whether this process holds a lock on the file open on {@code channel}; a shared lock this takes
+   * to learn it is let go when the caller closes the channel. Called holding {@link #TABLE}.
+   */
+  private static boolean heldHere(FileChannel channel) {
+    if (!HeldJournals.holdsAny()) {
+      return false;
+    }
+    try {
+      channel.tryLock(0, Long.MAX_VALUE, true);
+      return false;
+    } catch (OverlappingFileLockException heldHere) {
+      return true;
+    } catch (IOException | RuntimeException cannotLock) {
+      // No lock can be taken through it (a closed channel, a file system without locks), so none
+      // this process holds is let go by its closing either.
+      return false;
+    }
   }
 }
