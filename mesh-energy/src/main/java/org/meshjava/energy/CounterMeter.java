@@ -552,15 +552,20 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
     }
-    if (gaveUp) {
-      LOG.warn(
-          "a liveness probe did not stop within {} ms; energy counters are released once it ends",
-          waitNanos / 1_000_000);
-    } else {
-      releaseLedgers();
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+    try {
+      if (gaveUp) {
+        LOG.warn(
+            "a liveness probe did not stop within {} ms; energy counters are released once it ends",
+            waitNanos / 1_000_000);
+      } else {
+        releaseLedgers();
+      }
+    } finally {
+      // Kept for the caller whatever the releases throw (the JVM failing in one): the wait above
+      // took the flag, and the caller's own shutdown may be what asked it to stop.
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

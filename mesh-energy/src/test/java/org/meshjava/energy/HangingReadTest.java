@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.meshjava.energy.CounterState.LIVE;
 import static org.meshjava.energy.ProbedMeter.CPU0;
@@ -50,6 +51,8 @@ class HangingReadTest {
   private final AtomicReference<Error> hungReadThrows = new AtomicReference<>();
   // How many of the next reads throw an Error a driver binding might (set by a test).
   private final AtomicInteger readsThatThrow = new AtomicInteger();
+  // What the channel's release throws, if anything (the JVM failing; set by a test).
+  private final AtomicReference<Error> releaseThrows = new AtomicReference<>();
   // The channel's release blocks on latches of its own, apart from the read's (set by a test).
   private final AtomicBoolean hangNextReleaseApart = new AtomicBoolean();
   private final CountDownLatch releaseHanging = new CountDownLatch(1);
@@ -93,6 +96,10 @@ class HangingReadTest {
           releases.incrementAndGet();
           hangIf(hangNextRelease);
           hangIf(hangNextReleaseApart, releaseHanging, releaseReturns);
+          Error thrown = releaseThrows.get();
+          if (thrown != null) {
+            throw thrown;
+          }
         }
       };
 
@@ -587,6 +594,42 @@ class HangingReadTest {
     assertThat(releases).as("not released under the hung probe").hasValue(0);
     theReadReturns();
     assertThat(releases).as("released once, as the probe ended").hasValue(1);
+    assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
+  /**
+   * Regression: a close interrupted while it waited for a probe to end lost the interrupt where a
+   * counter's release then threw the JVM failing: thrown on from the releases, it skipped the line
+   * that gave the caller back the flag its wait had taken.
+   */
+  @Test
+  void aCloseInterruptedWhileAProbeRuns_keepsTheInterrupt_whenARelease_throwsTheJvmFailing()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    releaseThrows.set(heapGone);
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    Thread closer = Thread.currentThread();
+    // The probe ends once the close waits for it (its interrupt taken by the wait that threw).
+    Thread probeEnds =
+        Thread.ofPlatform()
+            .name("probe-ends")
+            .start(
+                () -> {
+                  while (closer.getState() != Thread.State.TIMED_WAITING) {
+                    Thread.onSpinWait();
+                  }
+                  readReturns.countDown();
+                });
+
+    Thread.currentThread().interrupt();
+    Throwable thrown = catchThrowable(meter::close);
+    boolean interruptKept = Thread.interrupted();
+    probeEnds.join(TimeUnit.SECONDS.toMillis(10));
+
+    assertThat(thrown).as("the JVM failing, thrown on").isSameAs(heapGone);
+    assertThat(releases).as("released once").hasValue(1);
     assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
   }
 
