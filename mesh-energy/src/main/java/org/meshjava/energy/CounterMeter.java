@@ -653,8 +653,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       probesRunning++;
     }
+    Throwable probeThrew = null;
     try {
       probeUnderLoad(targets);
+    } catch (RuntimeException | Error e) {
+      probeThrew = e;
+      throw e;
     } finally {
       boolean release;
       synchronized (probeLock) {
@@ -666,8 +670,24 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
       if (release) {
-        releaseLedgers();
+        releaseAfter(probeThrew);
       }
+    }
+  }
+
+  /**
+   * Releases the counters a close left to the probe's end; what a release throws (the JVM failing)
+   * is added to what the probe threw, if it threw, rather than thrown in its place, which would
+   * lose the probe's own fault.
+   */
+  private void releaseAfter(@Nullable Throwable probeThrew) {
+    try {
+      releaseLedgers();
+    } catch (RuntimeException | Error e) {
+      if (probeThrew == null) {
+        throw e;
+      }
+      probeThrew.addSuppressed(e);
     }
   }
 

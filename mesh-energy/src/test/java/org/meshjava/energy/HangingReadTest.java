@@ -63,6 +63,8 @@ class HangingReadTest {
   private final AtomicInteger releases = new AtomicInteger();
   // Run once after the next burn of a probe, on the probe's thread (set by a test).
   private final AtomicBoolean hangAfterNextBurn = new AtomicBoolean();
+  // What the probe's next idle wait throws, if anything (a fault in the probe; set by a test).
+  private final AtomicReference<Error> nextIdleThrows = new AtomicReference<>();
   // The hung read returns at the probe's next idle wait, on the probe's thread (set by a test).
   private final AtomicBoolean returnAtNextIdle = new AtomicBoolean();
 
@@ -150,6 +152,10 @@ class HangingReadTest {
         @Override
         public void idleUntil(long deadlineNanos) {
           clock.idleUntil(deadlineNanos);
+          Error thrown = nextIdleThrows.getAndSet(null);
+          if (thrown != null) {
+            throw thrown;
+          }
           if (returnAtNextIdle.getAndSet(false)) {
             try {
               theReadReturns();
@@ -631,6 +637,44 @@ class HangingReadTest {
     assertThat(thrown).as("the JVM failing, thrown on").isSameAs(heapGone);
     assertThat(releases).as("released once").hasValue(1);
     assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
+  /**
+   * Regression: a probe that a close gave up waiting for, and that then threw, lost its throw where
+   * the release it ran as it ended threw the JVM failing: thrown from its finally, the release's
+   * throw replaced the probe's. The probe's is thrown on, the release's added to it.
+   */
+  @Test
+  void aProbeEndingInAFault_thatReleasesAClosedMeter_keepsItsFault_whenAReleaseFails()
+      throws Exception {
+    AssertionError probeFault = new AssertionError("the probe's own fault");
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    AtomicReference<Throwable> probeThrew = new AtomicReference<>();
+    hangNextRecheck.set(true);
+    holder =
+        Thread.ofPlatform()
+            .name("hanging-probe")
+            .start(
+                () -> {
+                  try {
+                    meter.probeNow();
+                  } catch (RuntimeException | Error e) {
+                    probeThrew.set(e);
+                  }
+                });
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    meter.closeWait(Duration.ofMillis(50));
+    meter.close(); // gives up waiting: the counters are released as the probe ends
+    releaseThrows.set(heapGone);
+    nextIdleThrows.set(probeFault);
+
+    theReadReturns();
+
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
+    assertThat(probeThrew.get())
+        .as("the probe's own fault, thrown on")
+        .isSameAs(probeFault)
+        .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(heapGone));
   }
 
   @Test
