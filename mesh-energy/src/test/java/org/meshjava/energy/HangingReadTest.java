@@ -181,6 +181,13 @@ class HangingReadTest {
     assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the read began").isTrue();
   }
 
+  /** {@code probe} runs on its own thread, and hangs querying the board's set-up. */
+  private void aProbeHangs(Runnable probe) throws InterruptedException {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("hanging-probe").start(probe);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+  }
+
   /** The hanging read returns; its thread ends. */
   private void theReadReturns() throws InterruptedException {
     readReturns.countDown();
@@ -588,9 +595,7 @@ class HangingReadTest {
    */
   @Test
   void aMeterClosedWhileItsProbeHangs_releasesItsCountersOnceTheProbeEnds() throws Exception {
-    hangNextRecheck.set(true);
-    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    aProbeHangs(meter::probeNow);
     meter.closeWait(Duration.ofMillis(50));
 
     Thread.currentThread().interrupt();
@@ -613,9 +618,7 @@ class HangingReadTest {
       throws Exception {
     OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
     releaseThrows.set(heapGone);
-    hangNextRecheck.set(true);
-    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    aProbeHangs(meter::probeNow);
     Thread closer = Thread.currentThread();
     // The probe ends once the close waits for it (its interrupt taken by the wait that threw).
     Thread probeEnds =
@@ -650,19 +653,14 @@ class HangingReadTest {
     AssertionError probeFault = new AssertionError("the probe's own fault");
     OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
     AtomicReference<Throwable> probeThrew = new AtomicReference<>();
-    hangNextRecheck.set(true);
-    holder =
-        Thread.ofPlatform()
-            .name("hanging-probe")
-            .start(
-                () -> {
-                  try {
-                    meter.probeNow();
-                  } catch (RuntimeException | Error e) {
-                    probeThrew.set(e);
-                  }
-                });
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    aProbeHangs(
+        () -> {
+          try {
+            meter.probeNow();
+          } catch (RuntimeException | Error e) {
+            probeThrew.set(e);
+          }
+        });
     meter.closeWait(Duration.ofMillis(50));
     meter.close(); // gives up waiting: the counters are released as the probe ends
     releaseThrows.set(heapGone);
