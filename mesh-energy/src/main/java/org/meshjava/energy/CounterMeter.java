@@ -552,15 +552,20 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
     }
-    if (gaveUp) {
-      LOG.warn(
-          "a liveness probe did not stop within {} ms; energy counters are released once it ends",
-          waitNanos / 1_000_000);
-    } else {
-      releaseLedgers();
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+    try {
+      if (gaveUp) {
+        LOG.warn(
+            "a liveness probe did not stop within {} ms; energy counters are released once it ends",
+            waitNanos / 1_000_000);
+      } else {
+        releaseLedgers();
+      }
+    } finally {
+      // Kept for the caller whatever the releases throw (the JVM failing in one): the wait above
+      // took the flag, and the caller's own shutdown may be what asked it to stop.
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -648,8 +653,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       probesRunning++;
     }
+    Throwable probeThrew = null;
     try {
       probeUnderLoad(targets);
+    } catch (RuntimeException | Error e) {
+      probeThrew = e;
+      throw e;
     } finally {
       boolean release;
       synchronized (probeLock) {
@@ -661,8 +670,24 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
       if (release) {
-        releaseLedgers();
+        releaseAfter(probeThrew);
       }
+    }
+  }
+
+  /**
+   * Releases the counters a close left to the probe's end; what a release throws (the JVM failing)
+   * is added to what the probe threw, if it threw, rather than thrown in its place, which would
+   * lose the probe's own fault.
+   */
+  private void releaseAfter(@Nullable Throwable probeThrew) {
+    try {
+      releaseLedgers();
+    } catch (RuntimeException | Error e) {
+      if (probeThrew == null) {
+        throw e;
+      }
+      probeThrew.addSuppressed(e);
     }
   }
 

@@ -867,7 +867,7 @@ final class DomainLedger implements LivenessProbe.Target {
         epoch++;
         JvmFailure.passIfFailing(e);
       }
-      LOG.warn("reading energy counter {} at another meter's window threw", channel.name(), e);
+      warnOf("reading energy counter {} at another meter's window threw", e);
       failed(
           new CounterException(
               CounterIssue.READ_FAILED,
@@ -1384,7 +1384,7 @@ final class DomainLedger implements LivenessProbe.Target {
       channel.release();
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
-      LOG.warn("releasing energy counter {} failed", channel.name(), e);
+      warnOf("releasing energy counter {} failed", e);
     } finally {
       holderInChannel = null;
     }
@@ -1586,6 +1586,22 @@ final class DomainLedger implements LivenessProbe.Target {
       said = cause;
     }
     return "threw " + wordsOf(said);
+  }
+
+  /**
+   * Logs {@code message} (one {@code {}}, the counter's name) at WARN with {@code e} and its trace;
+   * where asking {@code e} for its words throws inside the logging binding (SLF4J's bindings read a
+   * logged throwable's message or {@code toString}; a channel's throwable is the channel's code),
+   * with {@link #wordsOf} instead, so the catch that logs it throws nothing of its own: only the
+   * JVM failing passes.
+   */
+  private void warnOf(String message, Throwable e) {
+    try {
+      LOG.warn(message, channel.name(), e);
+    } catch (RuntimeException | Error failed) {
+      JvmFailure.passIfFailing(failed);
+      LOG.warn(message + ": {}", channel.name(), wordsOf(e));
+    }
   }
 
   /**

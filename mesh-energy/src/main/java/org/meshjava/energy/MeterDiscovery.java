@@ -224,9 +224,12 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     for (CounterStatus s : refused) {
       if (s.counter().startsWith("rapl")
           && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
-        // Only energy_uj is root-only: a zone whose range or name could not be read needs another
-        // remedy, and the advice below would send the operator to the wrong file.
-        if (s.detail().contains(RaplDiscovery.MAX_ENERGY_RANGE_UJ)) {
+        // Only energy_uj is root-only: a zone whose range or name could not be read, or a folder
+        // that could not be listed (the powercap root, a zone's), needs another remedy, and the
+        // advice below would send the operator to the wrong file.
+        if (s.detail().startsWith(RaplDiscovery.CANNOT_LIST)) {
+          otherFile.add(s.counter() + " (folder listing)");
+        } else if (s.detail().contains(RaplDiscovery.MAX_ENERGY_RANGE_UJ)) {
           otherFile.add(s.counter() + " (" + RaplDiscovery.MAX_ENERGY_RANGE_UJ + ")");
         } else if (s.detail().startsWith(RaplDiscovery.NAME_UNREAD)) {
           otherFile.add(s.counter() + " (name)");

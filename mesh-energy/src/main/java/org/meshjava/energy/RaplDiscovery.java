@@ -43,6 +43,9 @@ final class RaplDiscovery {
   /** The file holding a zone's range, as its statuses name it. */
   static final String MAX_ENERGY_RANGE_UJ = "max_energy_range_uj";
 
+  /** How the status of a folder (the root, or a zone's) that could not be listed begins. */
+  static final String CANNOT_LIST = "cannot list ";
+
   /** How the status of a zone whose name file could not be read begins. */
   static final String NAME_UNREAD = "cannot read its name: ";
 
@@ -66,7 +69,7 @@ final class RaplDiscovery {
     } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(
-              "rapl", Optional.empty(), CounterIssue.UNREADABLE, "cannot list " + root + ": " + e));
+              "rapl", Optional.empty(), CounterIssue.UNREADABLE, CANNOT_LIST + root + ": " + e));
       return;
     }
     if (zones.isEmpty()) {
@@ -186,7 +189,7 @@ final class RaplDiscovery {
                 "rapl:" + zone.getKey() + ":*",
                 Optional.empty(),
                 CounterIssue.UNREADABLE,
-                "cannot list " + zone.getValue() + " for its sub-zones: " + e));
+                CANNOT_LIST + zone.getValue() + " for its sub-zones: " + e));
         continue;
       }
       for (Path inner : inside) {

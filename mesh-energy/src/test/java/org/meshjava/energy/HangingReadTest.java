@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.meshjava.energy.CounterState.LIVE;
 import static org.meshjava.energy.ProbedMeter.CPU0;
@@ -50,6 +51,8 @@ class HangingReadTest {
   private final AtomicReference<Error> hungReadThrows = new AtomicReference<>();
   // How many of the next reads throw an Error a driver binding might (set by a test).
   private final AtomicInteger readsThatThrow = new AtomicInteger();
+  // What the channel's release throws, if anything (the JVM failing; set by a test).
+  private final AtomicReference<Error> releaseThrows = new AtomicReference<>();
   // The channel's release blocks on latches of its own, apart from the read's (set by a test).
   private final AtomicBoolean hangNextReleaseApart = new AtomicBoolean();
   private final CountDownLatch releaseHanging = new CountDownLatch(1);
@@ -60,6 +63,8 @@ class HangingReadTest {
   private final AtomicInteger releases = new AtomicInteger();
   // Run once after the next burn of a probe, on the probe's thread (set by a test).
   private final AtomicBoolean hangAfterNextBurn = new AtomicBoolean();
+  // What the probe's next idle wait throws, if anything (a fault in the probe; set by a test).
+  private final AtomicReference<Error> nextIdleThrows = new AtomicReference<>();
   // The hung read returns at the probe's next idle wait, on the probe's thread (set by a test).
   private final AtomicBoolean returnAtNextIdle = new AtomicBoolean();
 
@@ -93,6 +98,10 @@ class HangingReadTest {
           releases.incrementAndGet();
           hangIf(hangNextRelease);
           hangIf(hangNextReleaseApart, releaseHanging, releaseReturns);
+          Error thrown = releaseThrows.get();
+          if (thrown != null) {
+            throw thrown;
+          }
         }
       };
 
@@ -143,6 +152,10 @@ class HangingReadTest {
         @Override
         public void idleUntil(long deadlineNanos) {
           clock.idleUntil(deadlineNanos);
+          Error thrown = nextIdleThrows.getAndSet(null);
+          if (thrown != null) {
+            throw thrown;
+          }
           if (returnAtNextIdle.getAndSet(false)) {
             try {
               theReadReturns();
@@ -166,6 +179,13 @@ class HangingReadTest {
     hangNextRead.set(true);
     holder = Thread.ofPlatform().name("hanging-timed-read").start(meter::pollCounters);
     assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the read began").isTrue();
+  }
+
+  /** {@code probe} runs on its own thread, and hangs querying the board's set-up. */
+  private void aProbeHangs(Runnable probe) throws InterruptedException {
+    hangNextRecheck.set(true);
+    holder = Thread.ofPlatform().name("hanging-probe").start(probe);
+    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
   }
 
   /** The hanging read returns; its thread ends. */
@@ -575,9 +595,7 @@ class HangingReadTest {
    */
   @Test
   void aMeterClosedWhileItsProbeHangs_releasesItsCountersOnceTheProbeEnds() throws Exception {
-    hangNextRecheck.set(true);
-    holder = Thread.ofPlatform().name("hanging-probe").start(meter::probeNow);
-    assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
+    aProbeHangs(meter::probeNow);
     meter.closeWait(Duration.ofMillis(50));
 
     Thread.currentThread().interrupt();
@@ -588,6 +606,73 @@ class HangingReadTest {
     theReadReturns();
     assertThat(releases).as("released once, as the probe ended").hasValue(1);
     assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
+  /**
+   * Regression: a close interrupted while it waited for a probe to end lost the interrupt where a
+   * counter's release then threw the JVM failing: thrown on from the releases, it skipped the line
+   * that gave the caller back the flag its wait had taken.
+   */
+  @Test
+  void aCloseInterruptedWhileAProbeRuns_keepsTheInterrupt_whenARelease_throwsTheJvmFailing()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    releaseThrows.set(heapGone);
+    aProbeHangs(meter::probeNow);
+    Thread closer = Thread.currentThread();
+    // The probe ends once the close waits for it (its interrupt taken by the wait that threw).
+    Thread probeEnds =
+        Thread.ofPlatform()
+            .name("probe-ends")
+            .start(
+                () -> {
+                  while (closer.getState() != Thread.State.TIMED_WAITING) {
+                    Thread.onSpinWait();
+                  }
+                  readReturns.countDown();
+                });
+
+    Thread.currentThread().interrupt();
+    Throwable thrown = catchThrowable(meter::close);
+    boolean interruptKept = Thread.interrupted();
+    probeEnds.join(TimeUnit.SECONDS.toMillis(10));
+
+    assertThat(thrown).as("the JVM failing, thrown on").isSameAs(heapGone);
+    assertThat(releases).as("released once").hasValue(1);
+    assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
+  /**
+   * Regression: a probe that a close gave up waiting for, and that then threw, lost its throw where
+   * the release it ran as it ended threw the JVM failing: thrown from its finally, the release's
+   * throw replaced the probe's. The probe's is thrown on, the release's added to it.
+   */
+  @Test
+  void aProbeEndingInAFault_thatReleasesAClosedMeter_keepsItsFault_whenAReleaseFails()
+      throws Exception {
+    AssertionError probeFault = new AssertionError("the probe's own fault");
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    AtomicReference<Throwable> probeThrew = new AtomicReference<>();
+    aProbeHangs(
+        () -> {
+          try {
+            meter.probeNow();
+          } catch (RuntimeException | Error e) {
+            probeThrew.set(e);
+          }
+        });
+    meter.closeWait(Duration.ofMillis(50));
+    meter.close(); // gives up waiting: the counters are released as the probe ends
+    releaseThrows.set(heapGone);
+    nextIdleThrows.set(probeFault);
+
+    theReadReturns();
+
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
+    assertThat(probeThrew.get())
+        .as("the probe's own fault, thrown on")
+        .isSameAs(probeFault)
+        .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(heapGone));
   }
 
   @Test

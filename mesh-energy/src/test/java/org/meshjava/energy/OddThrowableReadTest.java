@@ -27,6 +27,42 @@ class OddThrowableReadTest {
     }
   }
 
+  /** An Error a driver binding might throw; asking it what went wrong throws. */
+  private static final class SpeechlessError extends LinkageError {
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("no words");
+    }
+  }
+
+  /**
+   * Regression: the read one meter takes at another meter's close threw an Error whose words throw;
+   * the WARN that logs it asked for them (the logging binding prints the throwable), and their
+   * throw escaped into the other meter's close, which no counter of its own had failed.
+   */
+  @Test
+  void anErrorWhoseWordsThrow_readAtAnotherMetersClose_isLogged_andNotThrownIntoThatClose() {
+    TwoMetersOnePackage pkg = new TwoMetersOnePackage();
+    try (CounterMeter a = pkg.overFirst();
+        CounterMeter b = pkg.overSecond()) {
+      TwoMetersOnePackage.Overlap both = pkg.overlapOverWork(a, b);
+      pkg.second.onRead(
+          () -> {
+            throw new SpeechlessError();
+          });
+
+      String log = CounterLogLevelsTest.logOf(() -> both.inA().close(1));
+
+      assertThat(log)
+          .contains("at another meter's window threw")
+          .contains(SpeechlessError.class.getName());
+      pkg.second.onRead(() -> {});
+      assertThat(both.inB().close(1).provenance())
+          .as("its books missed the other window's leave")
+          .isEqualTo(Provenance.Estimator);
+    }
+  }
+
   @Test
   void aReadThrowingAnExceptionWhoseWordsThrow_isAFailedRead_namedByItsClass() {
     try (CounterMeter meter = clock.watch(ProbedMeter.overPackageZero(cpu, clock, reprobes::add))) {

@@ -151,24 +151,9 @@ class RaplZoneLayoutTest {
     Path other = zone(type.resolve("intel-rapl:1"), "package-1", 5_000);
     zone(other.resolve("intel-rapl:1:0"), "dram", 7_000);
     Path denied = type.resolve("intel-rapl:0");
-    SysfsReader reader =
-        new SysfsReader() {
-          @Override
-          public String read(Path file) throws IOException {
-            return SysfsReader.FILES.read(file);
-          }
-
-          @Override
-          public List<Path> list(Path folder) throws IOException {
-            if (folder.equals(denied)) {
-              throw new AccessDeniedException(folder.toString());
-            }
-            return SysfsReader.FILES.list(folder);
-          }
-        };
     Found f = new Found(new ArrayList<>(), new ArrayList<>());
 
-    RaplDiscovery.discover(type, reader, clock, f.channels(), f.refused());
+    RaplDiscovery.discover(type, listingDenied(denied), clock, f.channels(), f.refused());
 
     assertThat(f.channels())
         .extracting(EnergyChannel::domain)
@@ -182,5 +167,48 @@ class RaplZoneLayoutTest {
               assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
               assertThat(s.detail()).contains("cannot list " + denied, "AccessDenied");
             });
+  }
+
+  /**
+   * Regression: a folder that could not be listed (the powercap root, or a zone's) brought
+   * discovery's advice to grant read access to energy_uj, which cannot make a folder listable; it
+   * is now named as a listing, with the advice to check how /sys is mounted and any security policy
+   * over it.
+   */
+  @Test
+  void aFolderThatCannotBeListed_isNamedAsAListing_withoutTheEnergyUjAdvice() throws IOException {
+    Path type = deviceTree();
+    zone(type.resolve("intel-rapl:1"), "package-1", 5_000);
+    for (Path denied : List.of(type, type.resolve("intel-rapl:0"))) {
+      Found f = new Found(new ArrayList<>(), new ArrayList<>());
+
+      RaplDiscovery.discover(type, listingDenied(denied), clock, f.channels(), f.refused());
+
+      assertThat(MeterDiscovery.unreadableAdvice(f.refused()))
+          .as("the advice where %s cannot be listed", denied)
+          .hasValueSatisfying(
+              advice ->
+                  assertThat(advice)
+                      .contains(" (folder listing)", "how /sys is mounted")
+                      .doesNotContain("energy_uj"));
+    }
+  }
+
+  /** The real files, but {@code denied} cannot be listed (permission denied). */
+  private static SysfsReader listingDenied(Path denied) {
+    return new SysfsReader() {
+      @Override
+      public String read(Path file) throws IOException {
+        return SysfsReader.FILES.read(file);
+      }
+
+      @Override
+      public List<Path> list(Path folder) throws IOException {
+        if (folder.equals(denied)) {
+          throw new AccessDeniedException(folder.toString());
+        }
+        return SysfsReader.FILES.list(folder);
+      }
+    };
   }
 }

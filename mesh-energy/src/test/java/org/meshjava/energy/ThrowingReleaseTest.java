@@ -74,6 +74,22 @@ class ThrowingReleaseTest {
     everyCounterIsReleased_andTheCloseReturns(StackOverflowError::new);
   }
 
+  /**
+   * Regression: a release threw an Error whose words throw (asking it its message fails); the WARN
+   * that logs it asked for them, and their throw escaped the ledger's release and the close.
+   */
+  @Test
+  void aReleaseThrowingAnErrorWhoseWordsThrow_isLogged_andTheCloseReturns() {
+    everyCounterIsReleased_andTheCloseReturns(
+        () ->
+            new LinkageError() {
+              @Override
+              public String getMessage() {
+                throw new IllegalStateException("no words");
+              }
+            });
+  }
+
   /** Regression: the first release's OutOfMemoryError left the second counter unreleased. */
   @Test
   void theJvmFailingInARelease_isThrownOn_onceEveryCounterIsReleased() {
