@@ -983,10 +983,13 @@ public final class OpenAiServer implements AutoCloseable {
   /**
    * A client that asked {@code Expect: 100-continue} and was refused from the head (its declared
    * length over the limit) was never asked for its body, and sends none: there is nothing to drain,
-   * and waiting for it would hold the connection for the drain's time bound.
+   * and waiting for it would hold the connection for the drain's time bound. An HTTP/1.0 client's
+   * expectation is ignored (no interim answers there, NoInterimForHttp10): it sends its body, and
+   * is drained as any other.
    */
   private boolean sendsNoBody(Request request) {
     return request.getLength() > maxBodyBytes
+        && request.getConnectionMetaData().getHttpVersion() != HttpVersion.HTTP_1_0
         && request.getHeaders().contains(HttpHeader.EXPECT, "100-continue");
   }
 

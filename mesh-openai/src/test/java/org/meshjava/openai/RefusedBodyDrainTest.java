@@ -63,6 +63,28 @@ class RefusedBodyDrainTest {
     }
   }
 
+  /**
+   * An HTTP/1.0 request's {@code Expect: 100-continue} is ignored (it has no interim answers), so
+   * its client sends the body unasked: refused from its declared length, it is drained as any
+   * other, where the exemption for an expectation would have reset it mid-send.
+   */
+  @Test
+  void anHttp10ClientThatSentExpect_isDrainedToo() throws Exception {
+    try (Fixture f =
+        server(
+            b -> b.refusedBodyDrainBytes(64L << 20).refusedBodyDrainTime(Duration.ofSeconds(20)))) {
+      String head =
+          "POST "
+              + CHAT
+              + " HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+              + JSON
+              + "\r\nExpect: 100-continue\r\nContent-Length: "
+              + WHOLE
+              + "\r\n\r\n";
+      writeAllThenRead(f, head, new byte[WHOLE]).answer().error(413, "body_too_large");
+    }
+  }
+
   @Test
   void aSlowSender_isCutAtTheTimeBound() throws Exception {
     try (Fixture f =
