@@ -37,17 +37,48 @@ final class GuardedListener implements StewardListener {
       // The listener's own: its frames are unwound by now, so the thread is as sound as after any
       // other listener failure, and failing the serve here would fail one already debited or
       // sealed (paid-for work, a journalled receipt, neither handed out).
-      LOG.warn(
-          "steward listener {} overflowed its stack in {}; ignored",
-          who.getClass().getName(),
-          call,
-          recursed);
+      String name = who.getClass().getName();
+      logThrown(
+          recursed,
+          e -> LOG.warn("steward listener {} overflowed its stack in {}; ignored", name, call, e),
+          kind ->
+              LOG.warn(
+                  "steward listener {} overflowed its stack in {} ({}, which cannot be printed);"
+                      + " ignored",
+                  name,
+                  call,
+                  kind));
     } catch (Throwable t) {
       // The one rule for the JVM failing (JvmFailure): the heap gone passes; the fault of a read of
       // a file the listener mapped that was cut short is the listener's input failing, dropped
       // like any other failure of its own.
       JvmFailure.passIfFailing(t);
-      LOG.warn("steward listener {} failed in {}; ignored", who.getClass().getName(), call, t);
+      String name = who.getClass().getName();
+      logThrown(
+          t,
+          e -> LOG.warn("steward listener {} failed in {}; ignored", name, call, e),
+          kind ->
+              LOG.warn(
+                  "steward listener {} failed in {} ({}, which cannot be printed); ignored",
+                  name,
+                  call,
+                  kind));
+    }
+  }
+
+  /**
+   * Logs {@code thrown}, a listener's, with its stack trace through {@code withTrace}; where
+   * printing it throws, through {@code withoutTrace}, given its class's name. Its {@code
+   * getMessage}, {@code toString} and {@code getCause} are the listener's code and may throw: that
+   * throw, out of the logging, would leave the guard and fail the serve the guard keeps the
+   * listener out of (an untyped exception in place of a receipt or of a typed refusal).
+   */
+  static void logThrown(
+      Throwable thrown, Consumer<Throwable> withTrace, Consumer<String> withoutTrace) {
+    try {
+      withTrace.accept(thrown);
+    } catch (RuntimeException | Error unprintable) {
+      withoutTrace.accept(thrown.getClass().getName());
     }
   }
 
@@ -63,7 +94,19 @@ final class GuardedListener implements StewardListener {
     try {
       action.run();
     } catch (RuntimeException | Error e) {
-      LOG.error("steward listener failed in {} after the serve's work; the serve stands", call, e);
+      logThrown(
+          e,
+          t ->
+              LOG.error(
+                  "steward listener failed in {} after the serve's work; the serve stands",
+                  call,
+                  t),
+          kind ->
+              LOG.error(
+                  "steward listener failed in {} after the serve's work ({}, which cannot be"
+                      + " printed); the serve stands",
+                  call,
+                  kind));
     }
   }
 

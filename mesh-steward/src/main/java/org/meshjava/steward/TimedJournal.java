@@ -59,7 +59,14 @@ final class TimedJournal extends ForwardingJournal {
     try {
       listener.journalWritten(write);
     } catch (RuntimeException | Error e) {
-      LOG.error("steward listener failed on a journal write; the write stands", e);
+      GuardedListener.logThrown(
+          e,
+          t -> LOG.error("steward listener failed on a journal write; the write stands", t),
+          kind ->
+              LOG.error(
+                  "steward listener failed on a journal write ({}, which cannot be printed); the"
+                      + " write stands",
+                  kind));
     }
   }
 
