@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -140,22 +141,38 @@ class ArchitecturePointersTest {
 
   @Test
   void everyMemberInParentheses_afterAClass_occursInThatClass() {
+    List<String> broken =
+        namesInParentheses(
+            CLASS_WITH_MEMBERS,
+            MEMBER,
+            "members in parentheses read",
+            (owner, member) ->
+                mentions(mainSources.getOrDefault(owner.replace('.', '/'), ""), member));
+    assertThat(broken).as("members ARCHITECTURE.md names that their class lacks").isEmpty();
+  }
+
+  /**
+   * Each name {@code name} finds in the parentheses after a pointer {@code owner} matches (group 1
+   * the pointer, group 2 what the parentheses hold) that {@code holds} does not accept, as {@code
+   * "pointer (name)"}; asserts more than 20 were read, so a pattern that stops matching the file
+   * does not pass by reading nothing.
+   */
+  private static List<String> namesInParentheses(
+      Pattern owner, Pattern name, String read, BiPredicate<String, String> holds) {
     List<String> broken = new ArrayList<>();
     int checked = 0;
-    Matcher m = CLASS_WITH_MEMBERS.matcher(architecture);
+    Matcher m = owner.matcher(architecture);
     while (m.find()) {
-      String path = m.group(1).replace('.', '/');
-      String source = mainSources.getOrDefault(path, "");
-      Matcher member = MEMBER.matcher(m.group(2));
-      while (member.find()) {
+      Matcher n = name.matcher(m.group(2));
+      while (n.find()) {
         checked++;
-        if (!mentions(source, member.group(1))) {
-          broken.add(m.group(1) + " (" + member.group(1) + ")");
+        if (!holds.test(m.group(1), n.group(1))) {
+          broken.add(m.group(1) + " (" + n.group(1) + ")");
         }
       }
     }
-    assertThat(checked).as("members in parentheses read").isGreaterThan(20);
-    assertThat(broken).as("members ARCHITECTURE.md names that their class lacks").isEmpty();
+    assertThat(checked).as(read).isGreaterThan(20);
+    return broken;
   }
 
   /**
@@ -203,20 +220,12 @@ class ArchitecturePointersTest {
 
   @Test
   void everyCaseInParentheses_afterATestClass_isDeclaredInIt() {
-    List<String> broken = new ArrayList<>();
-    int checked = 0;
-    Matcher m = TEST_WITH_CASES.matcher(architecture);
-    while (m.find()) {
-      List<String> sources = testSources.getOrDefault(m.group(1), List.of());
-      Matcher c = CASE.matcher(m.group(2));
-      while (c.find()) {
-        checked++;
-        if (!declaresCase(sources, c.group(1))) {
-          broken.add(m.group(1) + " (" + c.group(1) + ")");
-        }
-      }
-    }
-    assertThat(checked).as("cases in parentheses read").isGreaterThan(20);
+    List<String> broken =
+        namesInParentheses(
+            TEST_WITH_CASES,
+            CASE,
+            "cases in parentheses read",
+            (test, c) -> declaresCase(testSources.getOrDefault(test, List.of()), c));
     assertThat(broken).as("cases ARCHITECTURE.md names that their test class lacks").isEmpty();
   }
 }
