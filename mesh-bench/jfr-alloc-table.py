@@ -91,6 +91,10 @@ def events_of(path):
         fail(f"{path}: cannot read the recording: {e.strerror or e}")
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         fail(f"{path}: not JSON ({e}); make it with jfr print --json")
+    except RecursionError:
+        # json nests one Python frame per array or object: a file of many "[" would end in a
+        # traceback, not a line.
+        fail(f"{path}: JSON nested too deeply to be a recording; make it with jfr print --json")
     except (KeyError, TypeError):
         fail(f"{path}: JSON without recording.events; make it with jfr print --json")
     if not isinstance(events, list):

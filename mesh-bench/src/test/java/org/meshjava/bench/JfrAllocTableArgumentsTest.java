@@ -128,6 +128,13 @@ class JfrAllocTableArgumentsTest {
   }
 
   @Test
+  void aRecordingNestedDeeperThanPythonRecurses_isOneLineNamingIt_exit1() throws Exception {
+    Ran ran = table(Files.writeString(tmp.resolve("deep.json"), "[".repeat(200_000)));
+    assertThat(ran.err()).doesNotContain("Traceback").contains("deep.json: JSON nested too deeply");
+    assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
   void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
     Process hung;
     try {

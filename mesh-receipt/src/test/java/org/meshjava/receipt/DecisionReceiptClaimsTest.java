@@ -99,7 +99,10 @@ class DecisionReceiptClaimsTest {
             e -> assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT));
   }
 
-  /** SPEC.md 20: {@code uj_per_decision} is a MUST on a decision; a core without it is refused. */
+  /**
+   * SPEC.md 20.2 and 50: {@code uj_per_decision} is a MUST on a decision; a core without it is
+   * refused.
+   */
   @Test
   void decode_refusesADecisionReceiptWithoutUjPerDecision() {
     MeshReceipt d = ClaimsFixtures.decision(ClaimsFixtures.REQUEST);
