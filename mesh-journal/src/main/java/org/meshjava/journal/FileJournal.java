@@ -2100,11 +2100,18 @@ public final class FileJournal implements Journal {
         return JournalIo.call(
             () -> checkLinks(holder.file.channel(), path, holder.firstSeq, count, end.locator()));
       }
-      try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
-        FileChannel ch = read.channel();
-        Tail tail = tail(ch, path);
-        return checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
-      }
+      // On a journal I/O thread as well: an interrupt on the caller's would close the descriptor,
+      // which may be of a file this process holds locked, swapped in under the name.
+      return JournalIo.call(
+          () -> {
+            try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+              FileChannel ch = read.channel();
+              Tail tail = tail(ch, path);
+              return checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
+            } catch (IOException e) {
+              throw io("cannot read", path, e);
+            }
+          });
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }
@@ -2212,11 +2219,16 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }
-    try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
-      return tail(read.channel(), path).firstSeq();
-    } catch (IOException e) {
-      throw io("cannot read", path, e);
-    }
+    // On a journal I/O thread: an interrupt on the caller's would close the descriptor, which may
+    // be of a file this process holds locked, swapped in under the name, and let that lock go.
+    return JournalIo.call(
+        () -> {
+          try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+            return tail(read.channel(), path).firstSeq();
+          } catch (IOException e) {
+            throw io("cannot read", path, e);
+          }
+        });
   }
 
   /**

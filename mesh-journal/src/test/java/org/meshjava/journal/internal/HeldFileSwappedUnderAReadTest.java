@@ -59,6 +59,32 @@ class HeldFileSwappedUnderAReadTest {
     staysLocked(() -> FileJournal.firstSequence(other));
   }
 
+  /**
+   * The same on a thread whose interrupt is set: the read runs where the interrupt cannot close its
+   * descriptor, and the caller keeps its interrupt. Regression: read on the caller's thread, the
+   * interrupt closed the descriptor of the held journal and let its lock go.
+   */
+  @Test
+  void readsOnAnInterruptedThread_ofAHeldJournalSwappedIn_leaveItLocked() throws Exception {
+    staysLocked(() -> interrupted(() -> FileJournal.firstSequence(other)));
+    staysLocked(() -> interrupted(() -> FileJournal.checkLinksBefore(other, 0)));
+  }
+
+  /**
+   * Runs {@code read} with this thread's interrupt set, and clears it after (the check of the OS's
+   * locks reads a file); an unchecked failure, which {@link #staysLocked} refuses, if it was lost.
+   */
+  private static void interrupted(ThrowingCallable read) throws Throwable {
+    Thread.currentThread().interrupt();
+    try {
+      read.call();
+    } finally {
+      if (!Thread.interrupted()) {
+        throw new IllegalStateException("the caller's interrupt was lost");
+      }
+    }
+  }
+
   @Test
   void aJournalsLinksChecked_inAHeldJournalSwappedIn_leaveItLocked() throws Exception {
     staysLocked(() -> FileJournal.checkLinksBefore(other, 0));
