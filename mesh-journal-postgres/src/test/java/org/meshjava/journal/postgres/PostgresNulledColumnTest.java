@@ -150,6 +150,46 @@ class PostgresNulledColumnTest {
     }
   }
 
+  /**
+   * An epoch set to 0 (its CHECK dropped) is no more a steward's than NULL: it was "taken over by
+   * another steward (epoch 0)", FENCED, sending the operator after a steward that does not exist.
+   */
+  @Test
+  void anEpochZeroedUnderARunningJournal_failsItsNextBatch_notATakeover() throws Exception {
+    Running r = Running.open("?lease_ms=60000");
+    try (PostgresJournal j = r.journal()) {
+      sql(r.database(), ZEROED_EPOCH);
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class, () -> j.append(PostgresJournalTest.authorised(1)));
+      assertThat(e).as("the batch").isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      assertThat(e.getMessage())
+          .contains("has epoch 0 in its owner row")
+          .doesNotContain("taken over by");
+    }
+  }
+
+  @Test
+  void anEpochZeroedUnderARunningJournal_failsItsHeartbeat_notATakeover() throws Exception {
+    Running r = Running.open("?lease_ms=1000");
+    try (PostgresJournal j = r.journal()) {
+      sql(r.database(), ZEROED_EPOCH);
+      for (int i = 0; i < 300 && j.refusesAppends().isEmpty(); i++) {
+        Thread.sleep(20);
+      }
+      assertThat(j.refusesAppends()).as("the journal's refusal").isPresent();
+      assertThat(j.refusesAppends().get())
+          .contains("has epoch 0 in its owner row")
+          .doesNotContain("taken over by");
+    }
+  }
+
+  private static final String[] ZEROED_EPOCH = {
+    "ALTER TABLE mesh_journal_owner DROP CONSTRAINT mesh_journal_owner_epoch_check",
+    "UPDATE mesh_journal_owner SET epoch = 0"
+  };
+
   private static final String[] NULLED_EPOCH = {
     "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",
     "UPDATE mesh_journal_owner SET epoch = NULL"
