@@ -24,9 +24,11 @@ import org.jspecify.annotations.Nullable;
  * own, given as parameters of the same URL:
  *
  * <ul>
- *   <li>{@code lease_ms} (default 10000): how long the database keeps the session of a steward that
- *       has stopped talking to it (paused, partitioned) before ending it, which releases the
- *       journal to a successor. A live steward talks to it at least every third of this.
+ *   <li>{@code lease_ms} (default 10000; 1000 to 2147483647, the longest timeout PostgreSQL holds,
+ *       since the sessions' timeouts are set from it): how long the database keeps the session of a
+ *       steward that has stopped talking to it (paused, partitioned) before ending it, which
+ *       releases the journal to a successor. A live steward talks to it at least every third of
+ *       this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
  *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS},
@@ -117,6 +119,16 @@ public final class PostgresLocation {
       @Nullable String schema) {
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
+    }
+    if (lease.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+      // The driver's socket timeout and the sessions' timeouts are set from it, and neither the
+      // driver nor the server holds one longer: past this, every opening was refused in the
+      // driver's words, "Something unusual has occurred to cause the driver to fail".
+      throw new IllegalArgumentException(
+          "lease_ms must be at most "
+              + Integer.MAX_VALUE
+              + " (PostgreSQL's longest timeout, about 24.8 days): "
+              + lease.toMillis());
     }
     if (lockWait.isNegative()) {
       throw new IllegalArgumentException("lock_wait_ms must not be negative");
