@@ -1048,10 +1048,11 @@ public final class PostgresJournal implements Journal {
     if (!current.found()) {
       return ownerRowGone(seq);
     }
-    if (current.nulled()) {
-      return ownerEpochNulled(seq);
+    Long held = current.epoch();
+    if (held == null || held <= 0) {
+      return ownerEpochEdited(seq, held);
     }
-    if (!Long.valueOf(epoch).equals(current.epoch())) {
+    if (held != epoch) {
       return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
     }
     return new JournalException(
@@ -1121,19 +1122,25 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * The journal's owner row holds epoch NULL: no steward writes one (the column is NOT NULL as the
-   * journal creates it), so a DBA dropped the constraint and emptied it. Read as the driver hands
-   * it back, 0, it was "taken over at epoch 0", or a deleted row; neither is so, and whether
-   * another steward took over cannot be told ({@code seq} -1 when no record is concerned).
+   * The journal's owner row holds epoch NULL ({@code value} null), 0 or less: no steward writes one
+   * (the column is NOT NULL and above 0 as the journal creates it), so a DBA dropped a constraint
+   * and changed the row. Read as the driver hands NULL back, 0, it was "taken over at epoch 0", or
+   * a deleted row; neither is so (a raise only adds, and epochs start at 1), and whether another
+   * steward took over cannot be told ({@code seq} -1 when no record is concerned).
    */
-  private JournalException ownerEpochNulled(long seq) {
+  private JournalException ownerEpochEdited(long seq, @Nullable Long value) {
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
         "journal "
             + describe()
-            + " has epoch NULL in its owner row in mesh_journal_owner (no steward writes one: the"
-            + " column's NOT NULL was dropped and the row changed by hand), so whether another"
+            + " has epoch "
+            + (value == null ? "NULL" : value)
+            + " in its owner row in mesh_journal_owner (no steward writes one: "
+            + (value == null
+                ? "the column's NOT NULL was dropped"
+                : "epochs start at 1; the column's CHECK was dropped")
+            + " and the row changed by hand), so whether another"
             + " steward took it over is not known and its writes are refused; nothing more is"
             + " written. Stop every steward of this journal, put back the constraint, then delete"
             + " its row (the next open starts again at epoch 1, with every record)",
@@ -1347,8 +1354,8 @@ public final class PostgresJournal implements Journal {
                   null));
         } else if (!read.owner().found()) {
           fail(ownerRowGone(-1));
-        } else if (current == null) {
-          fail(ownerEpochNulled(-1));
+        } else if (current == null || current <= 0) {
+          fail(ownerEpochEdited(-1, current));
         } else if (current != epoch) {
           fail(
               new JournalException(

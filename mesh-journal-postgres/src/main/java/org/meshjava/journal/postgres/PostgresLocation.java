@@ -24,9 +24,11 @@ import org.jspecify.annotations.Nullable;
  * own, given as parameters of the same URL:
  *
  * <ul>
- *   <li>{@code lease_ms} (default 10000): how long the database keeps the session of a steward that
- *       has stopped talking to it (paused, partitioned) before ending it, which releases the
- *       journal to a successor. A live steward talks to it at least every third of this.
+ *   <li>{@code lease_ms} (default 10000; 1000 to 2147483647, the longest timeout PostgreSQL holds,
+ *       since the sessions' timeouts are set from it): how long the database keeps the session of a
+ *       steward that has stopped talking to it (paused, partitioned) before ending it, which
+ *       releases the journal to a successor. A live steward talks to it at least every third of
+ *       this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
  *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS},
@@ -35,14 +37,15 @@ import org.jspecify.annotations.Nullable;
  *       refused, naming that session. It is the journal's sessions' {@code lock_timeout}, whatever
  *       a role or the database sets, so a role with none cannot hold a serve for as long as the
  *       DBA's transaction lasts.
- *   <li>{@code statement_timeout_ms} (default midway between the lock timeout and the lease; 0 for
- *       none, else more than the lock timeout and less than the lease): how long any one of the
- *       journal's statements runs before the server cancels it. It bounds what no lock names: a
- *       trigger or function on the tables that sleeps or loops, a server too slow to answer. Above
- *       the lock timeout, so that a statement waiting for a lock is refused naming the session that
- *       holds it; below the lease, and so below the driver's socket timeout, so that the server's
- *       cancel, which says why and leaves the session usable, comes first. Where the socket timeout
- *       is lifted ({@code socketTimeout=0}) it is the one limit left.
+ *   <li>{@code statement_timeout_ms} (default midway between the lock timeout and the lease, or the
+ *       URL's {@code socketTimeout} where that is shorter; 0 for none, else more than the lock
+ *       timeout and less than the lease and that socket timeout): how long any one of the journal's
+ *       statements runs before the server cancels it. It bounds what no lock names: a trigger or
+ *       function on the tables that sleeps or loops, a server too slow to answer. Above the lock
+ *       timeout, so that a statement waiting for a lock is refused naming the session that holds
+ *       it; below the lease and the driver's socket timeout, so that the server's cancel, which
+ *       says why and leaves the session usable, comes first. Where the socket timeout is lifted
+ *       ({@code socketTimeout=0}) it is the one limit left.
  *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
  *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
  *       otherwise; never the session's temporary schema, which a path naming {@code pg_temp} first
@@ -117,6 +120,16 @@ public final class PostgresLocation {
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
     }
+    if (lease.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+      // The driver's socket timeout and the sessions' timeouts are set from it, and neither the
+      // driver nor the server holds one longer: past this, every opening was refused in the
+      // driver's words, "Something unusual has occurred to cause the driver to fail".
+      throw new IllegalArgumentException(
+          "lease_ms must be at most "
+              + Integer.MAX_VALUE
+              + " (PostgreSQL's longest timeout, about 24.8 days): "
+              + lease.toMillis());
+    }
     if (lockWait.isNegative()) {
       throw new IllegalArgumentException("lock_wait_ms must not be negative");
     }
@@ -137,19 +150,21 @@ public final class PostgresLocation {
     }
     refuseShortSocketTimeout(
         parameters.get("socketTimeout"), lockTimeout != null ? lockTimeout : lease.dividedBy(2));
+    Duration ceiling = statementCeiling(lease, parameters.get("socketTimeout"));
     if (statementTimeout != null
         && !statementTimeout.isZero()
         && (statementTimeout.compareTo(lockTimeout != null ? lockTimeout : lease.dividedBy(2)) <= 0
-            || statementTimeout.compareTo(lease) >= 0)) {
+            || statementTimeout.compareTo(ceiling) >= 0)) {
       // At the lock timeout or below, a statement waiting for a lock is cancelled as overlong
-      // first, in words naming neither the lock nor its holder; at the lease or above, the driver's
-      // socket timeout (the lease) gives up first, in words for a lost connection.
+      // first, in words naming neither the lock nor its holder; at the lease or the driver's
+      // socket timeout or above, the driver gives up first, in words for a lost connection.
       throw new IllegalArgumentException(
           "statement_timeout_ms must be 0 (none), or more than the lock timeout ("
               + (lockTimeout != null ? lockTimeout : lease.dividedBy(2)).toMillis()
-              + " ms, lock_timeout_ms or half lease_ms) and less than lease_ms ("
-              + lease.toMillis()
-              + "): "
+              + " ms, lock_timeout_ms or half lease_ms) and less than lease_ms and the URL's"
+              + " socketTimeout ("
+              + ceiling.toMillis()
+              + " ms): "
               + statementTimeout.toMillis());
     }
     if (schema != null
@@ -207,6 +222,29 @@ public final class PostgresLocation {
               + " connection while the server's session kept waiting; raise socketTimeout, set it"
               + " to 0 (none), or lower lock_timeout_ms");
     }
+  }
+
+  /**
+   * What the journal's statement limit must stay below: the lease, or a URL's {@code socketTimeout}
+   * (whole seconds; 0 is none) shorter than it. A limit at the socket timeout or above lets the
+   * driver give up on a statement first, in words for a lost connection, where the server's cancel
+   * says why and leaves the session usable. One the driver cannot read is left for the driver to
+   * refuse.
+   */
+  private static Duration statementCeiling(Duration lease, @Nullable String socketTimeout) {
+    if (socketTimeout == null) {
+      return lease;
+    }
+    long seconds;
+    try {
+      seconds = Long.parseLong(socketTimeout.strip());
+    } catch (NumberFormatException e) {
+      return lease;
+    }
+    // Compared in seconds first: a socketTimeout in the billions overflows in milliseconds.
+    return seconds > 0 && seconds <= lease.toSeconds() && seconds * 1000 < lease.toMillis()
+        ? Duration.ofSeconds(seconds)
+        : lease;
   }
 
   /** The longest name PostgreSQL keeps whole, in bytes ({@code NAMEDATALEN} less one). */
@@ -335,13 +373,18 @@ public final class PostgresLocation {
 
   /**
    * How long one of the journal's statements runs before the server cancels it: the URL's {@code
-   * statement_timeout_ms} (zero for none), or midway between {@link #lockTimeout()} and the lease
-   * (see the class comment).
+   * statement_timeout_ms} (zero for none), or midway between {@link #lockTimeout()} and the lease,
+   * or the URL's {@code socketTimeout} where that is shorter (see the class comment).
    */
   public Duration statementTimeout() {
-    return statementTimeout != null
-        ? statementTimeout
-        : lockTimeout().plus(lease.minus(lockTimeout()).dividedBy(2));
+    if (statementTimeout != null) {
+      return statementTimeout;
+    }
+    // Midway to the socket timeout where the URL's is shorter than the lease: a limit past it
+    // let the driver give up on a sleeping trigger's batch first, as a lost connection, and
+    // raised a DBA's limit that ran out before it to one that did not.
+    Duration ceiling = statementCeiling(lease, parameters.get("socketTimeout"));
+    return lockTimeout().plus(ceiling.minus(lockTimeout()).dividedBy(2));
   }
 
   /** The schema named by the URL's {@code schema}, if it names one (see the class comment). */

@@ -163,6 +163,25 @@ class PostgresLocationTest {
         .hasMessageContaining("lock_wait_ms must not be negative");
   }
 
+  /**
+   * The socket's and the sessions' timeouts come from the lease, and neither the driver nor
+   * PostgreSQL holds one past 2147483647 ms: a lease of 2863311531 ms was accepted, and every
+   * opening was refused "Something unusual has occurred to cause the driver to fail".
+   */
+  @Test
+  void aLeaseLongerThanPostgresLongestTimeout_isRefusedAtParsing() {
+    for (String lease : new String[] {"2147483648", "2863311531", "9223372036854775807"}) {
+      assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=" + lease))
+          .as(lease)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lease_ms must be at most 2147483647");
+    }
+    PostgresLocation longest = PostgresLocation.parse("postgresql://h/d?lease_ms=2147483647");
+    assertThat(longest.statementTimeout().toMillis()).isLessThanOrEqualTo(Integer.MAX_VALUE);
+    assertThatThrownBy(() -> longest.withLease(Duration.ofDays(25)))
+        .hasMessageContaining("lease_ms must be at most");
+  }
+
   @Test
   void userAndPassword_comeFromTheUserInfo_orElseFromTheParameters() {
     assertThat(PostgresLocation.parse("postgresql://mesh@h/d").toString())

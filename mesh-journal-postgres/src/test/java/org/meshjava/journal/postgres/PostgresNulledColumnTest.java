@@ -118,37 +118,70 @@ class PostgresNulledColumnTest {
   @Test
   void anEpochNulledUnderARunningJournal_failsItsNextBatch_sayingNull_notADeletedRow()
       throws Exception {
-    Running r = Running.open("?lease_ms=60000");
-    try (PostgresJournal j = r.journal()) {
-      sql(r.database(), NULLED_EPOCH);
-      JournalException e =
-          catchThrowableOfType(
-              JournalException.class, () -> j.append(PostgresJournalTest.authorised(1)));
-      assertThat(e).as("the batch").isNotNull();
-      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
-      assertThat(e.getMessage())
-          .contains("has epoch NULL in its owner row")
-          .doesNotContain("no owner row")
-          .doesNotContain("taken over");
-    }
+    assertThat(batchRefused(NULLED_EPOCH))
+        .contains("has epoch NULL in its owner row")
+        .doesNotContain("no owner row")
+        .doesNotContain("taken over");
   }
 
   @Test
   void anEpochNulledUnderARunningJournal_failsItsHeartbeat_sayingNull_notADeletedRow()
       throws Exception {
+    assertThat(heartbeatRefused(NULLED_EPOCH))
+        .contains("has epoch NULL in its owner row")
+        .doesNotContain("no owner row");
+  }
+
+  /**
+   * An epoch set to 0 (its CHECK dropped) is no more a steward's than NULL: it was "taken over by
+   * another steward (epoch 0)", FENCED, sending the operator after a steward that does not exist.
+   */
+  @Test
+  void anEpochZeroedUnderARunningJournal_failsItsNextBatch_notATakeover() throws Exception {
+    assertThat(batchRefused(ZEROED_EPOCH))
+        .contains("has epoch 0 in its owner row")
+        .doesNotContain("taken over by");
+  }
+
+  @Test
+  void anEpochZeroedUnderARunningJournal_failsItsHeartbeat_notATakeover() throws Exception {
+    assertThat(heartbeatRefused(ZEROED_EPOCH))
+        .contains("has epoch 0 in its owner row")
+        .doesNotContain("taken over by");
+  }
+
+  /** The refusal, FAILED, of the next batch of a running journal after {@code edit}. */
+  private static String batchRefused(String... edit) throws Exception {
+    Running r = Running.open("?lease_ms=60000");
+    try (PostgresJournal j = r.journal()) {
+      sql(r.database(), edit);
+      JournalException e =
+          catchThrowableOfType(
+              JournalException.class, () -> j.append(PostgresJournalTest.authorised(1)));
+      assertThat(e).as("the batch").isNotNull();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      return e.getMessage();
+    }
+  }
+
+  /** Why a running journal refuses appends once its heartbeat has run after {@code edit}. */
+  private static String heartbeatRefused(String... edit) throws Exception {
     // The shortest lease: a heartbeat every third of a second.
     Running r = Running.open("?lease_ms=1000");
     try (PostgresJournal j = r.journal()) {
-      sql(r.database(), NULLED_EPOCH);
+      sql(r.database(), edit);
       for (int i = 0; i < 300 && j.refusesAppends().isEmpty(); i++) {
         Thread.sleep(20);
       }
       assertThat(j.refusesAppends()).as("the heartbeat's failure").isPresent();
-      assertThat(j.refusesAppends().get())
-          .contains("has epoch NULL in its owner row")
-          .doesNotContain("no owner row");
+      return j.refusesAppends().get();
     }
   }
+
+  private static final String[] ZEROED_EPOCH = {
+    "ALTER TABLE mesh_journal_owner DROP CONSTRAINT mesh_journal_owner_epoch_check",
+    "UPDATE mesh_journal_owner SET epoch = 0"
+  };
 
   private static final String[] NULLED_EPOCH = {
     "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",

@@ -71,4 +71,34 @@ class PostgresSleepingTriggerTest {
                 .statementTimeout())
         .isEqualTo(Duration.ofMillis(900));
   }
+
+  @Test
+  void aSocketTimeoutShorterThanTheLease_boundsTheStatementLimitToo() {
+    // The default lease (10 s) and lock timeout (5 s) under a 6 s socket timeout: a limit midway to
+    // the lease (7.5 s) let the driver give up on a sleeping trigger's batch first, as a lost
+    // connection, and raised a DBA's 5.9 s limit past the socket timeout.
+    assertThat(PostgresLocation.parse("postgresql://h/d?socketTimeout=6").statementTimeout())
+        .isEqualTo(Duration.ofMillis(5500));
+    for (String limit : new String[] {"6000", "7000"}) {
+      assertThatThrownBy(
+              () ->
+                  PostgresLocation.parse(
+                      "postgresql://h/d?socketTimeout=6&statement_timeout_ms=" + limit))
+          .as(limit)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("statement_timeout_ms must be 0 (none), or more than")
+          .hasMessageContaining("socketTimeout (6000 ms)");
+    }
+    assertThat(
+            PostgresLocation.parse("postgresql://h/d?socketTimeout=6&statement_timeout_ms=5999")
+                .statementTimeout())
+        .isEqualTo(Duration.ofMillis(5999));
+    // None, or one past the lease, leaves the lease the bound.
+    for (String socket : new String[] {"0", "11", "2147483647"}) {
+      assertThat(
+              PostgresLocation.parse("postgresql://h/d?socketTimeout=" + socket).statementTimeout())
+          .as(socket)
+          .isEqualTo(Duration.ofMillis(7500));
+    }
+  }
 }
