@@ -30,7 +30,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -lt 1 ]; then
-  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 old="$(git -C "$here" rev-parse --short "$1")"
@@ -40,6 +40,16 @@ measure="${2:-5}"
 shift $(($# < 2 ? $# : 2))
 plan=("$@")
 [ ${#plan[@]} -gt 0 ] || plan=(direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8)
+
+orders="${MESH_COMPARE_ORDERS:-old-first}"
+case "$orders" in
+  old-first) firsts=("$old") ;;
+  both) firsts=("$old" this) ;;
+  *)
+    echo "MESH_COMPARE_ORDERS is old-first (the default) or both, not '$orders'" >&2
+    exit 2
+    ;;
+esac
 
 # A JDK 25 for the builds and the load generator (as the launcher looks for one).
 for j in "${JAVA_HOME:-}" /usr/lib/jvm/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
@@ -62,16 +72,6 @@ if [ ! -f "$dir/.built" ]; then
 fi
 echo "building this checkout's mesh-cli and mesh-bench ..." >&2
 (cd "$here" && ./mvnw -q -B -ntp -DskipTests -pl mesh-cli,mesh-bench -am package)
-
-orders="${MESH_COMPARE_ORDERS:-old-first}"
-case "$orders" in
-  old-first) firsts=("$old") ;;
-  both) firsts=("$old" this) ;;
-  *)
-    echo "MESH_COMPARE_ORDERS is old-first (the default) or both, not '$orders'" >&2
-    exit 2
-    ;;
-esac
 
 # The launchers must not rebuild while they are measured.
 export MESH_NO_BUILD=1
