@@ -40,6 +40,8 @@ class ServeAbTimingTest {
     work.forEach(CompletableFuture::join);
     long jit = ServeAbTiming.compilerCpuNanos() - jit0;
     long cpu = ServeAbTiming.processCpuNanos() - cpu0;
-    assertThat(jit).isBetween(0L, cpu);
+    // Only the upper bound: a compiler thread the JVM stops while idle drops out of the second
+    // reading, which can only understate (even below zero).
+    assertThat(jit).isLessThanOrEqualTo(cpu);
   }
 }
