@@ -44,4 +44,15 @@ class ServeAbTimingTest {
     // reading, which can only understate (even below zero).
     assertThat(jit).isLessThanOrEqualTo(cpu);
   }
+
+  @Test
+  void theJitFigure_isTheCompilerThreadsCpu_fromProc() {
+    long pid = ProcessHandle.current().pid();
+    long before = HttpServeBenchmark.compilerCpuNanos(pid);
+    assumeTrue(before >= 0, "no /proc");
+    long read = ServeAbTiming.compilerCpuNanos();
+    long after = HttpServeBenchmark.compilerCpuNanos(pid);
+    // Elapsed compile time since start would read above the compiler threads' CPU (ticks, floored).
+    assertThat(read).isLessThanOrEqualTo(after);
+  }
 }
