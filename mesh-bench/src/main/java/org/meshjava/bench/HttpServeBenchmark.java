@@ -536,7 +536,7 @@ public final class HttpServeBenchmark {
    * CPU figures are those of warm-up, not of serving. A thread that ends between the two readings
    * drops out of the second, which can only understate the share.
    */
-  private static long compilerCpuNanos(long pid) {
+  static long compilerCpuNanos(long pid) {
     Path tasks = Path.of("/proc/" + pid + "/task");
     if (!Files.isDirectory(tasks)) {
       return -1;

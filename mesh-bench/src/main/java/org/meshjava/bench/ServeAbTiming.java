@@ -34,9 +34,10 @@ import java.util.stream.Stream;
  * <p>Rounds run the builds in order, then in reverse in the next round (A, B; B, A), after {@code
  * warm} passes of each; the first third of the rounds is dropped. Each figure is the median over
  * rounds of the per-serve mean with its quartiles [in brackets] and range; each ratio to the first
- * build is the median of per-round ratios, with their quartiles and range. The JIT's compile time
- * (wall) over the kept rounds is printed too: a build whose code is still compiling shows there
- * first.
+ * build is the median of per-round ratios, with their quartiles and range. The CPU the JIT's
+ * compiler threads used over the kept rounds is printed too, with its share of the process's CPU:
+ * builds whose code is still compiling show there first (for the process as a whole, not per
+ * build).
  *
  * <p>Usage: {@code ServeAbTiming SCENARIO ROUNDS PER_ROUND WARM NAME=JAR_DIR NAME=JAR_DIR ...},
  * SCENARIO {@code proxied}, {@code reference} or {@code granted} (each batch's presentations signed
@@ -134,15 +135,12 @@ public final class ServeAbTiming {
     }
     int drop = rounds / 3;
     double[][][] f = new double[k][rounds - drop][];
-    var jit = ManagementFactory.getCompilationMXBean();
     long jit0 = 0;
     long cpu0 = 0;
     for (int r = 0; r < rounds; r++) {
       if (r == drop) {
-        jit0 = jit.getTotalCompilationTime();
-        cpu0 =
-            ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-                .getProcessCpuTime();
+        jit0 = compilerCpuNanos();
+        cpu0 = processCpuNanos();
       }
       for (int j = 0; j < k; j++) {
         int i = r % 2 == 0 ? j : k - 1 - j;
@@ -152,23 +150,25 @@ public final class ServeAbTiming {
         }
       }
     }
-    long jitMs = jit.getTotalCompilationTime() - jit0;
-    long cpuMs =
-        (ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-                    .getProcessCpuTime()
-                - cpu0)
-            / 1_000_000;
+    long jitTo = compilerCpuNanos();
+    long used = processCpuNanos() - cpu0;
     System.out.printf(
         Locale.ROOT,
-        "%s: %d rounds of %d serves (%d kept), %d warm-up passes; JIT %d ms of %d ms process CPU"
+        "%s: %d rounds of %d serves (%d kept), %d warm-up passes; JIT %s of %d ms process CPU"
             + " in the kept rounds%n",
         scenario,
         rounds,
         n,
         rounds - drop,
         warm,
-        jitMs,
-        cpuMs);
+        jit0 < 0 || jitTo < 0
+            ? "CPU unknown (no /proc)"
+            : String.format(
+                Locale.ROOT,
+                "compiler threads %d ms CPU (%.1f%%)",
+                (jitTo - jit0) / 1_000_000,
+                used <= 0 ? 0.0 : 100.0 * (jitTo - jit0) / used),
+        used / 1_000_000);
     for (int i = 0; i < k; i++) {
       System.out.printf(
           Locale.ROOT,
@@ -210,6 +210,21 @@ public final class ServeAbTiming {
     long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
     long bytes = THREADS.getThreadAllocatedBytes(id) - bytes0;
     return new double[] {(double) cpu / n, (double) bytes / n};
+  }
+
+  /**
+   * CPU time of this JVM's JIT compiler threads, in ns; -1 without {@code /proc}. Not the
+   * compilation bean's total: that is elapsed time summed over the compiler threads, which on a
+   * loaded machine (compilers waiting for a core) exceeds the CPU the whole process used.
+   */
+  static long compilerCpuNanos() {
+    return HttpServeBenchmark.compilerCpuNanos(ProcessHandle.current().pid());
+  }
+
+  /** CPU time of this whole JVM, in ns. */
+  static long processCpuNanos() {
+    return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+        .getProcessCpuTime();
   }
 
   private static double[] column(double[][] rows, int c) {
