@@ -646,6 +646,7 @@ public final class Steward implements AutoCloseable {
     Optional<String> text;
     Optional<DebitResult> debit;
     boolean sealFollows = false;
+    Throwable refused = null;
     try {
       try {
         observer.phase(ServePhase.METER);
@@ -659,9 +660,12 @@ public final class Steward implements AutoCloseable {
       ask.check(backend, route.chosenCandidate().fidelity(), request, metered.worked());
       text = ask.text(backend, metered.worked());
       sealFollows = true;
+    } catch (ServeException | RuntimeException | Error e) {
+      refused = e;
+      throw e;
     } finally {
       // When a seal follows, its journal record's sync covers the debit's (record order).
-      debit = settlement.settle(!sealFollows);
+      debit = settle(settlement, !sealFollows, refused);
     }
     // 4. Seal.
     GuardedListener.afterTheWork("phase", () -> observer.phase(ServePhase.SEAL));
@@ -675,6 +679,24 @@ public final class Steward implements AutoCloseable {
         payload,
         metered.result().accounting(),
         text);
+  }
+
+  /**
+   * Settles the serve's grant; if the debit cannot be journalled, its failure is what the caller
+   * must act on ({@code NOT_RECORDED}, or grants suspended), and {@code refused}, the reason the
+   * work ended if it did, rides on it as suppressed rather than being dropped.
+   */
+  private static Optional<DebitResult> settle(
+      Settlement settlement, boolean awaitDurable, @Nullable Throwable refused)
+      throws ServeException {
+    try {
+      return settlement.settle(awaitDurable);
+    } catch (ServeException | RuntimeException | Error e) {
+      if (refused != null && refused != e) {
+        e.addSuppressed(refused);
+      }
+      throw e;
+    }
   }
 
   /**

@@ -63,6 +63,47 @@ class JournalFailureTest {
     }
   }
 
+  /**
+   * An engine that fails, and then a debit that cannot be journalled: the caller must act on the
+   * journal's failure, but the engine's reason rides on it, rather than being dropped by the
+   * settle's throw in the serve's {@code finally}.
+   */
+  @ParameterizedTest
+  @EnumSource(FailingJournal.When.class)
+  void aDebitThatCannotBeJournalled_afterTheEngineFailed_keepsTheEnginesReasonOnTheRefusal(
+      FailingJournal.When when) throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    FailingJournal journal = FailingJournal.on(JournalEntry.Debited.class, when);
+    ScriptedEngine failing =
+        new ScriptedEngine(
+            "ref",
+            Fidelity.F1,
+            100,
+            events,
+            (request, prompt) -> {
+              throw new org.meshjava.core.EngineException("the device fell off the bus");
+            });
+    try (Steward s = f.bare(journal).backend(failing).build()) {
+      ServeRequest req = GrantFixture.request("fails, then the debit fails", 4, 50_000);
+      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+                assertThat(e.getSuppressed())
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                        ServeException.class,
+                        engineFailed -> {
+                          assertThat(engineFailed.reason())
+                              .isEqualTo(ServeException.Reason.ENGINE_FAILED);
+                          assertThat(engineFailed.getMessage())
+                              .contains("the device fell off the bus");
+                        });
+              });
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(FailingJournal.When.class)
   void journalFailingForGoodAtTheSeal_handsOutNoReceipt_thenOrLater(FailingJournal.When when)
