@@ -493,6 +493,23 @@ class LauncherJavaOptionsRefusedTest {
         .contains("org.meshjava.cli");
   }
 
+  /**
+   * Regression: a flight recording started in the colon form the JVM takes too ({@code
+   * -XX:StartFlightRecording:filename=r.jfr}, as {@code -XX:FlightRecorderOptions:}) was refused as
+   * an option this JVM does not have: its name was read up to the '=', colon and setting included.
+   * It is left to the real run.
+   */
+  @Test
+  void aFlightRecordingInTheColonForm_isLeftToTheRealRun() throws Exception {
+    String o = "-XX:StartFlightRecording:filename=" + root.resolve("r.jfr") + ",settings=profile";
+    assertThat(keyShowOnThisJdk(o + " -XX:FlightRecorderOptions:repository=" + root).out())
+        .doesNotContain("mesh:")
+        .contains("org.meshjava.cli");
+    // A misspelt one is still refused in one line.
+    assertThat(refusal("-XX:StartFlightRecordin:filename=r.jfr"))
+        .contains("takes as no option with a text value");
+  }
+
   /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
   private LauncherCopy.Ran keyShow(Path jdk, String meshJavaOpts) throws Exception {
     return LauncherCopy.run(
