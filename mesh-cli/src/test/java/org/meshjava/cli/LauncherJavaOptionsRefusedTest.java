@@ -510,6 +510,20 @@ class LauncherJavaOptionsRefusedTest {
         .contains("takes as no option with a text value");
   }
 
+  /**
+   * Regression: beside a {@code -XX} option given a text value (for which the JVM is asked for its
+   * table of options), a module option the JVM will not start with was refused as "… will not start
+   * with MESH_JAVA_OPTS: [Global flags]": the table's heading, printed before the module's failure,
+   * was taken for the JVM's reason. The reason is the JVM's own line.
+   */
+  @Test
+  void aFailureBesideATextOption_isTheJvmsReason_notItsTableOfOptions() throws Exception {
+    assertThat(refusal("--add-modules=nosuch -XX:HeapDumpPath=" + root))
+        .endsWith(
+            "will not start with MESH_JAVA_OPTS: java.lang.module.FindException: Module nosuch not"
+                + " found");
+  }
+
   /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
   private LauncherCopy.Ran keyShow(Path jdk, String meshJavaOpts) throws Exception {
     return LauncherCopy.run(
