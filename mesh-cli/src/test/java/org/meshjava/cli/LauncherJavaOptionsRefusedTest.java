@@ -442,6 +442,34 @@ class LauncherJavaOptionsRefusedTest {
   }
 
   /**
+   * Regression: an agent library installed where the system keeps libraries (a folder of
+   * /etc/ld.so.conf, in the loader's cache) was refused as found nowhere, though the JVM hands the
+   * bare name to the system's loader, which finds it there. One the loader's cache ({@code ldconfig
+   * -p}, here a stand-in's) lists is left to the real run, unasked.
+   */
+  @Test
+  void anAgentLibraryInTheLoadersCache_isLeftToTheRealRun() throws Exception {
+    Path jdk = askingJdk();
+    // First on the launcher's PATH, which begins with the JDK's bin.
+    Path ldconfig = jdk.resolve("bin/ldconfig");
+    Files.writeString(
+        ldconfig,
+        "#!/bin/sh\necho '1 libs found in cache'\n"
+            + "printf '\\tlibmine.so (libc6,x86-64) => /opt/mine/lib/libmine.so\\n'\n",
+        StandardCharsets.UTF_8);
+    assertThat(ldconfig.toFile().setExecutable(true)).isTrue();
+    LauncherCopy.Ran ran = keyShow(jdk, "-agentlib:mine=start -Xrunmine:b");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(root.resolve("asked")).doesNotExist();
+    // One the cache does not list is still refused in one line.
+    ran = keyShow(jdk, "-agentlib:nosuch");
+    assertThat(ran.code()).isEqualTo(1);
+    assertThat(ran.out().strip())
+        .startsWith("mesh: MESH_JAVA_OPTS holds '-agentlib:nosuch', which names an agent library,")
+        .endsWith("name the agent by its file with -agentpath:FILE");
+  }
+
+  /**
    * Regression: a {@code -XX} option given a text value went to the real run unasked, so a misspelt
    * name ({@code HeapDumpPth}) got the JVM's four lines. Its value is not asked about (it may name
    * a file to write), but its name is looked up in the JVM's own table of options: one the JVM has
@@ -463,6 +491,37 @@ class LauncherJavaOptionsRefusedTest {
     assertThat(keyShowOnThisJdk("-XX:HeapDumpPath=" + root.resolve("dumps")).out())
         .doesNotContain("mesh:")
         .contains("org.meshjava.cli");
+  }
+
+  /**
+   * Regression: a flight recording started in the colon form the JVM takes too ({@code
+   * -XX:StartFlightRecording:filename=r.jfr}, as {@code -XX:FlightRecorderOptions:}) was refused as
+   * an option this JVM does not have: its name was read up to the '=', colon and setting included.
+   * It is left to the real run.
+   */
+  @Test
+  void aFlightRecordingInTheColonForm_isLeftToTheRealRun() throws Exception {
+    String o = "-XX:StartFlightRecording:filename=" + root.resolve("r.jfr") + ",settings=profile";
+    assertThat(keyShowOnThisJdk(o + " -XX:FlightRecorderOptions:repository=" + root).out())
+        .doesNotContain("mesh:")
+        .contains("org.meshjava.cli");
+    // A misspelt one is still refused in one line.
+    assertThat(refusal("-XX:StartFlightRecordin:filename=r.jfr"))
+        .contains("takes as no option with a text value");
+  }
+
+  /**
+   * Regression: beside a {@code -XX} option given a text value (for which the JVM is asked for its
+   * table of options), a module option the JVM will not start with was refused as "… will not start
+   * with MESH_JAVA_OPTS: [Global flags]": the table's heading, printed before the module's failure,
+   * was taken for the JVM's reason. The reason is the JVM's own line.
+   */
+  @Test
+  void aFailureBesideATextOption_isTheJvmsReason_notItsTableOfOptions() throws Exception {
+    assertThat(refusal("--add-modules=nosuch -XX:HeapDumpPath=" + root))
+        .endsWith(
+            "will not start with MESH_JAVA_OPTS: java.lang.module.FindException: Module nosuch not"
+                + " found");
   }
 
   /** {@code mesh key show} run without building, on {@code jdk}, with {@code MESH_JAVA_OPTS}. */
