@@ -16,6 +16,7 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -871,7 +872,10 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(
           new CounterException(
               CounterIssue.READ_FAILED,
-              "reading " + channel.name() + " at another meter's window threw " + wordsOf(e),
+              "reading "
+                  + channel.name()
+                  + " at another meter's window threw "
+                  + ThrowableWords.describe(e),
               e));
     }
     return nowNanos;
@@ -1502,7 +1506,9 @@ final class DomainLedger implements LivenessProbe.Target {
       return channel.readTotalUj();
     } catch (RuntimeException e) {
       throw new CounterException(
-          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + wordsOf(e), e);
+          CounterIssue.READ_FAILED,
+          "reading " + channel.name() + " threw " + ThrowableWords.describe(e),
+          e);
     } catch (Error e) {
       if (forProbe) {
         // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
@@ -1514,7 +1520,7 @@ final class DomainLedger implements LivenessProbe.Target {
             "reading "
                 + channel.name()
                 + " threw "
-                + wordsOf(e)
+                + ThrowableWords.describe(e)
                 + "; this counter's probe failed, the others' went on",
             e);
       }
@@ -1527,7 +1533,7 @@ final class DomainLedger implements LivenessProbe.Target {
           "reading "
               + channel.name()
               + " threw "
-              + wordsOf(e)
+              + ThrowableWords.describe(e)
               + ", "
               + errorsSinceLive
               + " reads having thrown an Error since a probe proved it live; it is read again only"
@@ -1585,37 +1591,22 @@ final class DomainLedger implements LivenessProbe.Target {
       // of a re-probe, which a closed meter never runs.
       said = cause;
     }
-    return "threw " + wordsOf(said);
+    return "threw " + ThrowableWords.describe(said);
   }
 
   /**
    * Logs {@code message} (one {@code {}}, the counter's name) at WARN with {@code e} and its trace;
    * where asking {@code e} for its words throws inside the logging binding (SLF4J's bindings read a
    * logged throwable's message or {@code toString}; a channel's throwable is the channel's code),
-   * with {@link #wordsOf} instead, so the catch that logs it throws nothing of its own: only the
-   * JVM failing passes.
+   * with {@link ThrowableWords#describe} instead, so the catch that logs it throws nothing of its
+   * own: only the JVM failing passes.
    */
   private void warnOf(String message, Throwable e) {
     try {
       LOG.warn(message, channel.name(), e);
     } catch (RuntimeException | Error failed) {
       JvmFailure.passIfFailing(failed);
-      LOG.warn(message + ": {}", channel.name(), wordsOf(e));
-    }
-  }
-
-  /**
-   * {@code e} as its {@code toString} says it, or its class's name where that throws: a channel's
-   * throwable is the channel's code, and its words may throw themselves, which would otherwise
-   * escape the very catch that turns the throw into a failed read. Only the JVM failing while
-   * building them passes ({@link JvmFailure}).
-   */
-  private static String wordsOf(Throwable e) {
-    try {
-      return String.valueOf(e);
-    } catch (RuntimeException | Error failed) {
-      JvmFailure.passIfFailing(failed);
-      return e.getClass().getName();
+      LOG.warn(message + ": {}", channel.name(), ThrowableWords.describe(e));
     }
   }
 

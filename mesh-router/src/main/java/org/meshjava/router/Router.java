@@ -16,6 +16,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.core.internal.OperatorText;
+import org.meshjava.core.internal.ThrowableWords;
 
 /**
  * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
@@ -228,13 +229,8 @@ public final class Router {
 
   private static RouteCandidate failedWhileJudged(
       String name, Fidelity rating, long estimate, Throwable e) {
-    String words;
-    try {
-      words = String.valueOf(e);
-    } catch (RuntimeException | Error describing) {
-      // An exception whose message cannot be built still refuses the candidate, named by class.
-      words = e.getClass().getName();
-    }
+    // An exception whose message cannot be built still refuses the candidate, named by class.
+    String words = ThrowableWords.describe(e);
     return new RouteCandidate(
         name,
         rating,

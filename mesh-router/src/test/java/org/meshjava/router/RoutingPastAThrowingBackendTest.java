@@ -147,6 +147,42 @@ class RoutingPastAThrowingBackendTest {
     assertThatThrownBy(() -> router.route(REQUEST)).isInstanceOf(OutOfMemoryError.class);
   }
 
+  /**
+   * A throw whose words cannot be built refuses the candidate named by its class; the heap running
+   * out while they are built is the process failing, and passes, as it does everywhere words are
+   * read from code we do not own ({@code ThrowableWords}).
+   */
+  @Test
+  void aThrowWhoseWordsThrow_isNamedByClass_andTheJvmFailingWhileReadingThemPasses() {
+    RuntimeException unsayable =
+        new IllegalStateException() {
+          @Override
+          public String toString() {
+            throw new UnsupportedOperationException("no words");
+          }
+        };
+    RouteDecision d;
+    try {
+      d = router(new Throws("costProfile", unsayable)).route(REQUEST);
+    } catch (NoAdmissibleBackendException e) {
+      throw new AssertionError(e);
+    }
+    assertThat(d.chosen().name()).isEqualTo("healthy");
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
+        .isEqualTo(
+            "not permitted: it failed while being judged: " + unsayable.getClass().getName());
+
+    RuntimeException heapGoneWhileSaid =
+        new IllegalStateException() {
+          @Override
+          public String toString() {
+            throw new OutOfMemoryError("Java heap space");
+          }
+        };
+    assertThatThrownBy(() -> router(new Throws("costProfile", heapGoneWhileSaid)).route(REQUEST))
+        .isInstanceOf(OutOfMemoryError.class);
+  }
+
   /** A stack overflow is the backend's own recursion: refused as any other throw of its code. */
   @Test
   void aStackOverflow_refusesTheCandidate() throws Exception {

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
+import org.meshjava.core.internal.ThrowableWords;
 
 /**
  * What a serve asks the routed engine outside its work (its weights, recipe, context size, token
@@ -40,7 +41,9 @@ final class EngineAnswer {
               + " failed: it could not "
               + doing
               + ": "
-              + (MappedReadFault.in(failed) ? Metering.why(failed) : EngineWords.describe(failed)),
+              + (MappedReadFault.in(failed)
+                  ? Metering.why(failed)
+                  : ThrowableWords.describe(failed)),
           failed);
     }
   }

@@ -12,6 +12,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.router.RouteDecision;
@@ -208,11 +209,11 @@ final class Metering {
    */
   static String why(Throwable e) {
     @Nullable InternalError fault = MappedReadFault.among(e);
-    String message = EngineWords.messageOf(e);
+    String message = ThrowableWords.messageOf(e);
     if ((message == null || message.isBlank()) && fault != null) {
       // An engine that gave no words of its own for a cause the JVM did describe: those are the
       // reason, not "none".
-      message = EngineWords.messageOf(fault);
+      message = ThrowableWords.messageOf(fault);
     }
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
     if (fault != null && onlyTheJvmsWords(e, fault, why)) {
@@ -232,8 +233,8 @@ final class Metering {
     if (fault == null) {
       return true;
     }
-    String jvms = EngineWords.messageOf(fault);
-    String own = EngineWords.messageOf(e);
+    String jvms = ThrowableWords.messageOf(fault);
+    String own = ThrowableWords.messageOf(e);
     return fault == e
         || own == null
         || own.isBlank()

@@ -10,6 +10,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Opening;
@@ -186,18 +187,18 @@ public final class Replayer {
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
       throw new EngineAskFailed(
-          "the engine failed while asked " + what + ": " + EngineWords.describe(e));
+          "the engine failed while asked " + what + ": " + ThrowableWords.describe(e));
     }
   }
 
   /**
-   * What the engine's throw says, read through {@link EngineWords}: its message and {@code
+   * What the engine's throw says, read through {@link ThrowableWords}: its message and {@code
    * toString} are the engine's code and may throw, which would end the replay with that throw
    * instead of its one verdict. Its class's name where it has no message.
    */
   private static String reasonOf(Throwable e) {
-    String message = EngineWords.messageOf(e);
-    return message != null ? message : EngineWords.describe(e);
+    String message = ThrowableWords.messageOf(e);
+    return message != null ? message : ThrowableWords.describe(e);
   }
 
   /** An engine that threw when asked something, carried to the replay's verdict. */

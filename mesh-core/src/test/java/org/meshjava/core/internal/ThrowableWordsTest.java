@@ -1,0 +1,61 @@
+package org.meshjava.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Words read from a throwable of code we do not own, safely, and the JVM failing meanwhile. */
+class ThrowableWordsTest {
+  /** A throwable whose message and description throw {@code said}. */
+  private static RuntimeException saying(Throwable said) {
+    return new IllegalStateException("unused") {
+      @Override
+      public String getMessage() {
+        throw sneaky(said);
+      }
+
+      @Override
+      public String toString() {
+        throw sneaky(said);
+      }
+    };
+  }
+
+  private static RuntimeException sneaky(Throwable t) {
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return (RuntimeException) t;
+  }
+
+  @Test
+  void aThrowableThatSpeaks_isQuoted() {
+    IllegalStateException e = new IllegalStateException("device gone");
+    assertThat(ThrowableWords.describe(e))
+        .isEqualTo("java.lang.IllegalStateException: device gone");
+    assertThat(ThrowableWords.messageOf(e)).isEqualTo("device gone");
+  }
+
+  @Test
+  void wordsThatThrow_areTheClassName_andNoMessage() {
+    RuntimeException e = saying(new UnsupportedOperationException("no words"));
+    assertThat(ThrowableWords.describe(e)).isEqualTo(e.getClass().getName());
+    assertThat(ThrowableWords.messageOf(e)).isNull();
+  }
+
+  /** A stack overflow while the words are built is that code's own recursion, not the JVM. */
+  @Test
+  void aStackOverflowWhileTheWordsAreBuilt_isTheClassNameToo() {
+    RuntimeException e = saying(new StackOverflowError());
+    assertThat(ThrowableWords.describe(e)).isEqualTo(e.getClass().getName());
+    assertThat(ThrowableWords.messageOf(e)).isNull();
+  }
+
+  @Test
+  void theJvmFailingWhileTheWordsAreBuilt_passes() {
+    RuntimeException e = saying(new OutOfMemoryError("Java heap space"));
+    assertThatThrownBy(() -> ThrowableWords.describe(e)).isInstanceOf(OutOfMemoryError.class);
+    assertThatThrownBy(() -> ThrowableWords.messageOf(e)).isInstanceOf(OutOfMemoryError.class);
+  }
+}
