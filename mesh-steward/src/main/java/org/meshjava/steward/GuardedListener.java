@@ -71,13 +71,17 @@ final class GuardedListener implements StewardListener {
    * printing it throws, through {@code withoutTrace}, given its class's name. Its {@code
    * getMessage}, {@code toString} and {@code getCause} are the listener's code and may throw: that
    * throw, out of the logging, would leave the guard and fail the serve the guard keeps the
-   * listener out of (an untyped exception in place of a receipt or of a typed refusal).
+   * listener out of (an untyped exception in place of a receipt or of a typed refusal). Only the
+   * JVM failing while it prints passes.
    */
   static void logThrown(
       Throwable thrown, Consumer<Throwable> withTrace, Consumer<String> withoutTrace) {
     try {
       withTrace.accept(thrown);
     } catch (RuntimeException | Error unprintable) {
+      // The heap running out while the trace is printed is the process failing, not the
+      // listener's words: it passes, as it does wherever the JVM fails (JvmFailure).
+      JvmFailure.passIfFailing(unprintable);
       withoutTrace.accept(thrown.getClass().getName());
     }
   }

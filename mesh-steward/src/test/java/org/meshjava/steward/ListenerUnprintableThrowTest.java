@@ -105,6 +105,35 @@ class ListenerUnprintableThrowTest {
   }
 
   /**
+   * The logging's fallback is for words that cannot be built; the heap running out while the trace
+   * is printed is the process failing, and passes rather than being logged as the listener's.
+   */
+  @org.junit.jupiter.api.Test
+  void theJvmFailingWhileAThrowIsPrinted_passes_whileOtherPrintingFailuresFallBackToTheClass() {
+    List<String> fellBack = new java.util.ArrayList<>();
+    Throwable thrown = new IllegalStateException("the listener's");
+    GuardedListener.logThrown(
+        thrown,
+        t -> {
+          throw new UnsupportedOperationException("no words");
+        },
+        fellBack::add);
+    assertThat(fellBack).containsExactly(IllegalStateException.class.getName());
+
+    Throwable passed =
+        catchThrowable(
+            () ->
+                GuardedListener.logThrown(
+                    thrown,
+                    t -> {
+                      throw new OutOfMemoryError("Java heap space");
+                    },
+                    fellBack::add));
+    assertThat(passed).isInstanceOf(OutOfMemoryError.class);
+    assertThat(fellBack).hasSize(1);
+  }
+
+  /**
    * Regression: the guard logged the listener's throwable with its stack trace, and printing it
    * threw; that throw left the guard and ended the serve untyped.
    */
