@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,10 +51,11 @@ class ArchitecturePointersTest {
   /**
    * A class without its package, then nested types or members: {@code Steward.serve}, {@code
    * Ask.Generation}, {@code ServingEngine.domains()}. The second letter is lower case, so a
-   * constant ({@code MISPLACED}, {@code IO}) is not read as a class.
+   * constant ({@code MISPLACED}, {@code IO}) is not read as a class; a name ending in {@code Test}
+   * or {@code Tests} is a test pointer, checked as such.
    */
   private static final Pattern SIMPLE_CLASS_POINTER =
-      Pattern.compile("([A-Z][a-z0-9]\\w*)((?:\\.\\w+)*)(?:\\([^)]*\\))?");
+      Pattern.compile("([A-Z][a-z0-9]\\w*(?<!Test|Tests))((?:\\.\\w+)*)(?:\\([^)]*\\))?");
 
   /** A member written alone with its parentheses: {@code storage()}. */
   private static final Pattern BARE_MEMBER = Pattern.compile("([a-z]\\w*)\\([^)]*\\)");
@@ -140,32 +142,48 @@ class ArchitecturePointersTest {
     return Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(source).find();
   }
 
-  @Test
-  void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
+  /**
+   * What {@code check} finds wrong with each name in backticks that {@code pointer} matches whole,
+   * {@code check} adding one line per fault to the list it is given; asserts more than {@code
+   * atLeast} were read ({@code read} says what), so a pattern that stops matching the file does not
+   * pass by reading nothing.
+   */
+  private static List<String> brokenPointers(
+      Pattern pointer, String read, int atLeast, BiConsumer<Matcher, List<String>> check) {
     List<String> broken = new ArrayList<>();
     int checked = 0;
     Matcher ticked = TICKED.matcher(architecture);
     while (ticked.find()) {
-      Matcher m = CLASS_POINTER.matcher(ticked.group(1));
-      if (!m.matches()) {
-        continue;
-      }
-      checked++;
-      String path = m.group(1).replace('.', '/') + m.group(2);
-      String source = mainSources.get(path);
-      if (source == null) {
-        broken.add(ticked.group(1) + ": no class org/meshjava/" + path + ".java");
-        continue;
-      }
-      for (String name : m.group(3).split("\\.")) {
-        if (!name.isEmpty() && !mentions(source, name)) {
-          broken.add(ticked.group(1) + ": " + name + " does not occur in " + path + ".java");
-        }
+      Matcher m = pointer.matcher(ticked.group(1));
+      if (m.matches()) {
+        checked++;
+        check.accept(m, broken);
       }
     }
-    assertThat(checked)
-        .as("class pointers read (the pattern still matches the file)")
-        .isGreaterThan(100);
+    assertThat(checked).as(read).isGreaterThan(atLeast);
+    return broken;
+  }
+
+  @Test
+  void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
+    List<String> broken =
+        brokenPointers(
+            CLASS_POINTER,
+            "class pointers read (the pattern still matches the file)",
+            100,
+            (m, out) -> {
+              String path = m.group(1).replace('.', '/') + m.group(2);
+              String source = mainSources.get(path);
+              if (source == null) {
+                out.add(m.group() + ": no class org/meshjava/" + path + ".java");
+                return;
+              }
+              for (String name : m.group(3).split("\\.")) {
+                if (!name.isEmpty() && !mentions(source, name)) {
+                  out.add(m.group() + ": " + name + " does not occur in " + path + ".java");
+                }
+              }
+            });
     assertThat(broken).as("ARCHITECTURE.md's class pointers").isEmpty();
   }
 
@@ -228,23 +246,19 @@ class ArchitecturePointersTest {
 
   @Test
   void everyTestPointer_namesATestThatExists_withTheCaseItNames() {
-    List<String> broken = new ArrayList<>();
-    int checked = 0;
-    Matcher ticked = TICKED.matcher(architecture);
-    while (ticked.find()) {
-      Matcher m = TEST_POINTER.matcher(ticked.group(1));
-      if (!m.matches()) {
-        continue;
-      }
-      checked++;
-      List<String> sources = testSources.get(m.group(1));
-      if (sources == null) {
-        broken.add(ticked.group(1) + ": no test class " + m.group(1));
-      } else if (m.group(2) != null && !declaresCase(sources, m.group(2))) {
-        broken.add(ticked.group(1) + ": no case " + m.group(2) + " in " + m.group(1));
-      }
-    }
-    assertThat(checked).as("test pointers read").isGreaterThan(100);
+    List<String> broken =
+        brokenPointers(
+            TEST_POINTER,
+            "test pointers read",
+            100,
+            (m, out) -> {
+              List<String> sources = testSources.get(m.group(1));
+              if (sources == null) {
+                out.add(m.group() + ": no test class " + m.group(1));
+              } else if (m.group(2) != null && !declaresCase(sources, m.group(2))) {
+                out.add(m.group() + ": no case " + m.group(2) + " in " + m.group(1));
+              }
+            });
     assertThat(broken).as("ARCHITECTURE.md's test pointers").isEmpty();
   }
 
@@ -301,51 +315,41 @@ class ArchitecturePointersTest {
   @Test
   void everyClassWrittenWithoutItsPackage_existsSomewhere_andEachNameAfterItOccursInIt() {
     Map<String, List<String>> nested = declaredTypes();
-    List<String> broken = new ArrayList<>();
-    int checked = 0;
-    Matcher ticked = TICKED.matcher(architecture);
-    while (ticked.find()) {
-      Matcher m = SIMPLE_CLASS_POINTER.matcher(ticked.group(1));
-      if (!m.matches() || TEST_POINTER.matcher(m.group(1)).matches()) {
-        continue;
-      }
-      checked++;
-      List<String> sources = sourcesOfSimpleName(m.group(1), nested);
-      if (sources.isEmpty()) {
-        if (!isJavaLang(m.group(1))) {
-          broken.add(ticked.group(1) + ": no class or nested type " + m.group(1));
-        }
-        continue;
-      }
-      for (String name : m.group(2).split("\\.")) {
-        if (!name.isEmpty() && sources.stream().noneMatch(s -> mentions(s, name))) {
-          broken.add(ticked.group(1) + ": " + name + " does not occur in " + m.group(1));
-        }
-      }
-    }
-    assertThat(checked)
-        .as("classes without a package read (the pattern still matches the file)")
-        .isGreaterThan(100);
+    List<String> broken =
+        brokenPointers(
+            SIMPLE_CLASS_POINTER,
+            "classes without a package read (the pattern still matches the file)",
+            100,
+            (m, out) -> {
+              List<String> sources = sourcesOfSimpleName(m.group(1), nested);
+              if (sources.isEmpty()) {
+                if (!isJavaLang(m.group(1))) {
+                  out.add(m.group() + ": no class or nested type " + m.group(1));
+                }
+                return;
+              }
+              for (String name : m.group(2).split("\\.")) {
+                if (!name.isEmpty() && sources.stream().noneMatch(c -> mentions(c, name))) {
+                  out.add(m.group() + ": " + name + " does not occur in " + m.group(1));
+                }
+              }
+            });
     assertThat(broken).as("ARCHITECTURE.md's classes written without a package").isEmpty();
   }
 
   @Test
   void everyMemberWrittenAloneWithParentheses_isCalledOrDeclaredInMainCode() {
-    List<String> broken = new ArrayList<>();
-    int checked = 0;
-    Matcher ticked = TICKED.matcher(architecture);
-    while (ticked.find()) {
-      Matcher m = BARE_MEMBER.matcher(ticked.group(1));
-      if (!m.matches()) {
-        continue;
-      }
-      checked++;
-      Pattern used = Pattern.compile("\\b" + Pattern.quote(m.group(1)) + "\\s*\\(");
-      if (mainSources.values().stream().noneMatch(s -> used.matcher(s).find())) {
-        broken.add(ticked.group(1) + ": " + m.group(1) + " is in no main source");
-      }
-    }
-    assertThat(checked).as("members written alone read").isGreaterThan(1);
+    List<String> broken =
+        brokenPointers(
+            BARE_MEMBER,
+            "members written alone read",
+            1,
+            (m, out) -> {
+              Pattern used = Pattern.compile("\\b" + Pattern.quote(m.group(1)) + "\\s*\\(");
+              if (mainSources.values().stream().noneMatch(c -> used.matcher(c).find())) {
+                out.add(m.group() + ": " + m.group(1) + " is in no main source");
+              }
+            });
     assertThat(broken).as("ARCHITECTURE.md's members written alone").isEmpty();
   }
 }
