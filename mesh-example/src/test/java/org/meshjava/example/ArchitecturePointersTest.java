@@ -164,6 +164,20 @@ class ArchitecturePointersTest {
     return broken;
   }
 
+  /**
+   * Adds to {@code broken} a line for each name in {@code after} ({@code .Nested.member}, each part
+   * after a class) that occurs in none of {@code sources}, the class's code; {@code in} names the
+   * class in that line.
+   */
+  private static void namesAfter(
+      String pointer, String after, List<String> sources, String in, List<String> broken) {
+    for (String name : after.split("\\.")) {
+      if (!name.isEmpty() && sources.stream().noneMatch(c -> mentions(c, name))) {
+        broken.add(pointer + ": " + name + " does not occur in " + in);
+      }
+    }
+  }
+
   @Test
   void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
     List<String> broken =
@@ -178,11 +192,7 @@ class ArchitecturePointersTest {
                 out.add(m.group() + ": no class org/meshjava/" + path + ".java");
                 return;
               }
-              for (String name : m.group(3).split("\\.")) {
-                if (!name.isEmpty() && !mentions(source, name)) {
-                  out.add(m.group() + ": " + name + " does not occur in " + path + ".java");
-                }
-              }
+              namesAfter(m.group(), m.group(3), List.of(source), path + ".java", out);
             });
     assertThat(broken).as("ARCHITECTURE.md's class pointers").isEmpty();
   }
@@ -328,11 +338,7 @@ class ArchitecturePointersTest {
                 }
                 return;
               }
-              for (String name : m.group(2).split("\\.")) {
-                if (!name.isEmpty() && sources.stream().noneMatch(c -> mentions(c, name))) {
-                  out.add(m.group() + ": " + name + " does not occur in " + m.group(1));
-                }
-              }
+              namesAfter(m.group(), m.group(2), sources, m.group(1), out);
             });
     assertThat(broken).as("ARCHITECTURE.md's classes written without a package").isEmpty();
   }
