@@ -6,8 +6,10 @@
  * {@code SubjectProcess}, the subprocess protocol another implementation answers the pack through)
  * are the API. {@code org.meshjava.conformance.pack.internal} holds how mesh-java makes and answers
  * the pack: the case generators and their fixtures, and mesh-java's own subject, which {@code mesh
- * conformance subject} runs. ("module" warnings are suppressed because the module it is exported to
- * is built after this one.)
+ * conformance subject} runs. {@code org.meshjava.conformance.internal} ({@code TinyModel}, the
+ * sharded model the commitment vector and the pack's weights cases bind) is used only inside this
+ * module and exported to none. ("module" warnings are suppressed because the module it is exported
+ * to is built after this one.)
  */
 @SuppressWarnings("module")
 module org.meshjava.conformance {

@@ -84,11 +84,11 @@ import org.meshjava.steward.Steward;
  * each label in turn for each scenario, and the figures are labelled {@code scenario@LABEL}; then
  * the later labels are also given as ratios to the first. Only the ungranted scenarios run so.
  * {@code --local-keys LABEL=MEMBERS} adds JSON members to the reference backend's entry of that
- * label's configuration only: since issue 21 a local engine under {@code mesh serve} runs one serve
- * per core and queues none by default, so the current build needs {@code "max_waiting_serves":
- * 1024} to serve all of c=64 (as the in-process scenario's engine does), while an older build may
- * not know the key. Every answer that is not 200 is counted by status; the run ends with exit
- * status 1 if there was any, since such a run compares different work.
+ * label's configuration only: a local engine under {@code mesh serve} runs one serve per core and
+ * queues none by default, so a build that has that key needs {@code "max_waiting_serves": 1024} to
+ * serve all of c=64 (as the in-process scenario's engine does), while an older build may not know
+ * the key. Every answer that is not 200 is counted by status; the run ends with exit status 1 if
+ * there was any, since such a run compares different work.
  *
  * <p>The load generator, the method: {@code c} threads, each with one keep-alive HTTP/1.1
  * connection over a plain socket, send the same pre-rendered request and read the whole response

@@ -17,8 +17,8 @@ import org.meshjava.steward.Steward;
  * Endpoints.handle} of a chat body, then {@code RenderedReply.of}, as {@code OpenAiServer} does for
  * a request once its body is read), timed on the calling thread. {@code ServeAbTiming} defines this
  * class afresh in each build's class loader, so it links to that build's classes; it uses only what
- * every build it compares has (sessions 38–40: {@code 094ae091} on), and {@link GrantedBodies},
- * defined afresh beside it. Not thread-safe.
+ * every build it compares has (each from {@code 094ae091} on), and {@link GrantedBodies}, defined
+ * afresh beside it. Not thread-safe.
  */
 public final class ServeAbWorker implements Runnable, AutoCloseable {
   private static final byte[] BODY =

@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.conformance.internal.TinyModel;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
@@ -150,7 +151,8 @@ public record ReferenceInputs(
   /**
    * The inputs of the published v1 commitment vector: the same steward, a generation on a backend
    * rated F2 that reports delivering F1 against an F2 floor (so {@code fidelity_met} is 0, where
-   * the advertisement alone would have said 1), binding the weights of {@link TinyModel} at fp32.
+   * the advertisement alone would have said 1), binding the weights of the tiny sharded model
+   * (published under {@code model/}) at fp32.
    */
   public static ReferenceInputs v1Commitment() {
     String prompt = "Which answer did this receipt seal?";

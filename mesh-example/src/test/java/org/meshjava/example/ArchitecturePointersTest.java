@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,15 +28,37 @@ import org.junit.jupiter.api.Test;
  * jcp.Gate} ({@code decide})) too, and a test class ({@code FooTest}, {@code FooTest.someCase},
  * {@code FooTest} ({@code someCase}, {@code otherCase})) must exist under some module's {@code
  * src/test/java}, declaring each case named (a case shortened with an ellipsis matches any case it
- * abbreviates).
+ * abbreviates). A class written without its package ({@code Sealer}, {@code Ask.Generation}, {@code
+ * Steward.spend()}) must be a class or a nested type of that name in some module's main or test
+ * source, with each name after it occurring in one of them; a member written alone with parentheses
+ * ({@code storage()}) must be called or declared in some main source. A name counts only where it
+ * occurs in code: a comment still naming a member that was renamed does not keep a pointer to it
+ * alive.
  */
 class ArchitecturePointersTest {
   private static final Path ROOT = Path.of("..");
-  private static final Pattern TICKED = Pattern.compile("`([^`\\s]+)`");
+
+  /**
+   * A name in backticks: no spaces, but an argument list in parentheses may hold some ({@code
+   * Gate.decide(presentation, at)}).
+   */
+  private static final Pattern TICKED = Pattern.compile("`([^`\\s(]+(?:\\([^`)]*\\))?)`");
 
   /** A qualified class, then nested types or members: {@code pkg.sub.Class.Nested.member}. */
   private static final Pattern CLASS_POINTER =
-      Pattern.compile("((?:[a-z][a-z0-9]*\\.)+)([A-Z]\\w*)((?:\\.\\w+)*)(?:\\(\\))?");
+      Pattern.compile("((?:[a-z][a-z0-9]*\\.)+)([A-Z]\\w*)((?:\\.\\w+)*)(?:\\([^)]*\\))?");
+
+  /**
+   * A class without its package, then nested types or members: {@code Steward.serve}, {@code
+   * Ask.Generation}, {@code ServingEngine.domains()}. The second letter is lower case, so a
+   * constant ({@code MISPLACED}, {@code IO}) is not read as a class; a name ending in {@code Test}
+   * or {@code Tests} is a test pointer, checked as such.
+   */
+  private static final Pattern SIMPLE_CLASS_POINTER =
+      Pattern.compile("([A-Z][a-z0-9]\\w*(?<!Test|Tests))((?:\\.\\w+)*)(?:\\([^)]*\\))?");
+
+  /** A member written alone with its parentheses: {@code storage()}. */
+  private static final Pattern BARE_MEMBER = Pattern.compile("([a-z]\\w*)\\([^)]*\\)");
 
   /**
    * A test class, with one of its cases: {@code FooTest}, {@code FooTest.someCase}, or a case
@@ -66,24 +89,33 @@ class ArchitecturePointersTest {
   /** Test source by its class's simple name; all of them where two modules share a name. */
   private static Map<String, List<String>> testSources;
 
+  /** Main source by its class's simple name; all of them where two packages share a name. */
+  private static Map<String, List<String>> mainBySimpleName;
+
   @BeforeAll
   static void readTheTree() throws IOException {
     architecture = Files.readString(ROOT.resolve("ARCHITECTURE.md"));
     mainSources = new HashMap<>();
     testSources = new HashMap<>();
+    mainBySimpleName = new HashMap<>();
     try (Stream<Path> modules = Files.list(ROOT)) {
       for (Path module : modules.filter(Files::isDirectory).toList()) {
         Path main = module.resolve("src/main/java/org/meshjava");
         for (Path f : javaFiles(main)) {
           String rel = main.relativize(f).toString().replace('\\', '/');
-          mainSources.put(rel.substring(0, rel.length() - ".java".length()), read(f));
+          String path = rel.substring(0, rel.length() - ".java".length());
+          String code = JavaCode.withoutComments(read(f));
+          mainSources.put(path, code);
+          mainBySimpleName
+              .computeIfAbsent(path.substring(path.lastIndexOf('/') + 1), k -> new ArrayList<>())
+              .add(code);
         }
         for (Path f : javaFiles(module.resolve("src/test/java"))) {
           String name = f.getFileName().toString();
           testSources
               .computeIfAbsent(
                   name.substring(0, name.length() - ".java".length()), k -> new ArrayList<>())
-              .add(read(f));
+              .add(JavaCode.withoutComments(read(f)));
         }
       }
     }
@@ -110,32 +142,58 @@ class ArchitecturePointersTest {
     return Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(source).find();
   }
 
-  @Test
-  void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
+  /**
+   * What {@code check} finds wrong with each name in backticks that {@code pointer} matches whole,
+   * {@code check} adding one line per fault to the list it is given; asserts more than {@code
+   * atLeast} were read ({@code read} says what), so a pattern that stops matching the file does not
+   * pass by reading nothing.
+   */
+  private static List<String> brokenPointers(
+      Pattern pointer, String read, int atLeast, BiConsumer<Matcher, List<String>> check) {
     List<String> broken = new ArrayList<>();
     int checked = 0;
     Matcher ticked = TICKED.matcher(architecture);
     while (ticked.find()) {
-      Matcher m = CLASS_POINTER.matcher(ticked.group(1));
-      if (!m.matches()) {
-        continue;
-      }
-      checked++;
-      String path = m.group(1).replace('.', '/') + m.group(2);
-      String source = mainSources.get(path);
-      if (source == null) {
-        broken.add(ticked.group(1) + ": no class org/meshjava/" + path + ".java");
-        continue;
-      }
-      for (String name : m.group(3).split("\\.")) {
-        if (!name.isEmpty() && !mentions(source, name)) {
-          broken.add(ticked.group(1) + ": " + name + " does not occur in " + path + ".java");
-        }
+      Matcher m = pointer.matcher(ticked.group(1));
+      if (m.matches()) {
+        checked++;
+        check.accept(m, broken);
       }
     }
-    assertThat(checked)
-        .as("class pointers read (the pattern still matches the file)")
-        .isGreaterThan(100);
+    assertThat(checked).as(read).isGreaterThan(atLeast);
+    return broken;
+  }
+
+  /**
+   * Adds to {@code broken} a line for each name in {@code after} ({@code .Nested.member}, each part
+   * after a class) that occurs in none of {@code sources}, the class's code; {@code in} names the
+   * class in that line.
+   */
+  private static void namesAfter(
+      String pointer, String after, List<String> sources, String in, List<String> broken) {
+    for (String name : after.split("\\.")) {
+      if (!name.isEmpty() && sources.stream().noneMatch(c -> mentions(c, name))) {
+        broken.add(pointer + ": " + name + " does not occur in " + in);
+      }
+    }
+  }
+
+  @Test
+  void everyClassPointer_namesAClassThatExists_andEachNameAfterItOccursInIt() {
+    List<String> broken =
+        brokenPointers(
+            CLASS_POINTER,
+            "class pointers read (the pattern still matches the file)",
+            100,
+            (m, out) -> {
+              String path = m.group(1).replace('.', '/') + m.group(2);
+              String source = mainSources.get(path);
+              if (source == null) {
+                out.add(m.group() + ": no class org/meshjava/" + path + ".java");
+                return;
+              }
+              namesAfter(m.group(), m.group(3), List.of(source), path + ".java", out);
+            });
     assertThat(broken).as("ARCHITECTURE.md's class pointers").isEmpty();
   }
 
@@ -198,23 +256,19 @@ class ArchitecturePointersTest {
 
   @Test
   void everyTestPointer_namesATestThatExists_withTheCaseItNames() {
-    List<String> broken = new ArrayList<>();
-    int checked = 0;
-    Matcher ticked = TICKED.matcher(architecture);
-    while (ticked.find()) {
-      Matcher m = TEST_POINTER.matcher(ticked.group(1));
-      if (!m.matches()) {
-        continue;
-      }
-      checked++;
-      List<String> sources = testSources.get(m.group(1));
-      if (sources == null) {
-        broken.add(ticked.group(1) + ": no test class " + m.group(1));
-      } else if (m.group(2) != null && !declaresCase(sources, m.group(2))) {
-        broken.add(ticked.group(1) + ": no case " + m.group(2) + " in " + m.group(1));
-      }
-    }
-    assertThat(checked).as("test pointers read").isGreaterThan(100);
+    List<String> broken =
+        brokenPointers(
+            TEST_POINTER,
+            "test pointers read",
+            100,
+            (m, out) -> {
+              List<String> sources = testSources.get(m.group(1));
+              if (sources == null) {
+                out.add(m.group() + ": no test class " + m.group(1));
+              } else if (m.group(2) != null && !declaresCase(sources, m.group(2))) {
+                out.add(m.group() + ": no case " + m.group(2) + " in " + m.group(1));
+              }
+            });
     assertThat(broken).as("ARCHITECTURE.md's test pointers").isEmpty();
   }
 
@@ -227,5 +281,81 @@ class ArchitecturePointersTest {
             "cases in parentheses read",
             (test, c) -> declaresCase(testSources.getOrDefault(test, List.of()), c));
     assertThat(broken).as("cases ARCHITECTURE.md names that their test class lacks").isEmpty();
+  }
+
+  /** A type's declaration, top-level or nested: its name is group 1. */
+  private static final Pattern DECLARED_TYPE =
+      Pattern.compile("\\b(?:class|interface|record|enum)\\s+([A-Z]\\w*)");
+
+  /**
+   * The sources a class written without its package may be: a main or test class of that simple
+   * name, or a main source that declares a nested type of it; empty where none does.
+   */
+  private static List<String> sourcesOfSimpleName(String name, Map<String, List<String>> nested) {
+    List<String> found = new ArrayList<>(mainBySimpleName.getOrDefault(name, List.of()));
+    found.addAll(testSources.getOrDefault(name, List.of()));
+    if (found.isEmpty()) {
+      found.addAll(nested.getOrDefault(name, List.of()));
+    }
+    return found;
+  }
+
+  /** Each main source by the names of the types it declares, nested ones included. */
+  private static Map<String, List<String>> declaredTypes() {
+    Map<String, List<String>> declared = new HashMap<>();
+    for (String source : mainSources.values()) {
+      Matcher m = DECLARED_TYPE.matcher(source);
+      while (m.find()) {
+        declared.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(source);
+      }
+    }
+    return declared;
+  }
+
+  /** Whether {@code java.lang} has a class of that name ({@code Error}, {@code InternalError}). */
+  private static boolean isJavaLang(String name) {
+    try {
+      Class.forName("java.lang." + name, false, ClassLoader.getPlatformClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void everyClassWrittenWithoutItsPackage_existsSomewhere_andEachNameAfterItOccursInIt() {
+    Map<String, List<String>> nested = declaredTypes();
+    List<String> broken =
+        brokenPointers(
+            SIMPLE_CLASS_POINTER,
+            "classes without a package read (the pattern still matches the file)",
+            100,
+            (m, out) -> {
+              List<String> sources = sourcesOfSimpleName(m.group(1), nested);
+              if (sources.isEmpty()) {
+                if (!isJavaLang(m.group(1))) {
+                  out.add(m.group() + ": no class or nested type " + m.group(1));
+                }
+                return;
+              }
+              namesAfter(m.group(), m.group(2), sources, m.group(1), out);
+            });
+    assertThat(broken).as("ARCHITECTURE.md's classes written without a package").isEmpty();
+  }
+
+  @Test
+  void everyMemberWrittenAloneWithParentheses_isCalledOrDeclaredInMainCode() {
+    List<String> broken =
+        brokenPointers(
+            BARE_MEMBER,
+            "members written alone read",
+            1,
+            (m, out) -> {
+              Pattern used = Pattern.compile("\\b" + Pattern.quote(m.group(1)) + "\\s*\\(");
+              if (mainSources.values().stream().noneMatch(c -> used.matcher(c).find())) {
+                out.add(m.group() + ": " + m.group(1) + " is in no main source");
+              }
+            });
+    assertThat(broken).as("ARCHITECTURE.md's members written alone").isEmpty();
   }
 }

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.conformance.ReferenceInputs;
-import org.meshjava.conformance.TinyModel;
+import org.meshjava.conformance.internal.TinyModel;
 import org.meshjava.conformance.pack.PackCase;
 import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;

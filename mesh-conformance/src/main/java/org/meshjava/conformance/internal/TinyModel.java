@@ -1,4 +1,4 @@
-package org.meshjava.conformance;
+package org.meshjava.conformance.internal;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

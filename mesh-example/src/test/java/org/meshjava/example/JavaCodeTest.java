@@ -1,0 +1,25 @@
+package org.meshjava.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class JavaCodeTest {
+  @Test
+  void lineAndBlockComments_areBlanked_andTheCodeAroundThemKept() {
+    String code =
+        JavaCode.withoutComments("int a; // renamed from b\n/** old name c */ void d() {}\n");
+    assertThat(code).contains("int a;", "void d() {}").doesNotContain("renamed", "b\n", " c ");
+  }
+
+  @Test
+  void commentMarkersInsideLiterals_areNotComments() {
+    String source =
+        "String u = \"http://x/*y\"; char q = '\\''; String t = \"\"\"\n  // kept\n\"\"\";"
+            + " char s = '/'; /* gone */ int z;";
+    String code = JavaCode.withoutComments(source);
+    assertThat(code)
+        .contains("\"http://x/*y\"", "'\\''", "// kept", "'/'", "int z;")
+        .doesNotContain("gone");
+  }
+}
