@@ -211,7 +211,9 @@ public final class PostgresLocation {
     } catch (NumberFormatException e) {
       return;
     }
-    if (seconds > 0 && seconds * 1000 <= lockTimeout.toMillis()) {
+    // Compared in whole seconds: seconds * 1000 overflowed past about 9.2e15, and a socketTimeout
+    // that long was refused as too short.
+    if (seconds > 0 && seconds <= lockTimeout.toMillis() / 1000) {
       throw new IllegalArgumentException(
           "socketTimeout="
               + seconds

@@ -145,6 +145,20 @@ class PostgresLocationTest {
     }
   }
 
+  /**
+   * seconds * 1000 overflowed past about 9.2e15 seconds: a socketTimeout that long came out
+   * negative and was refused as shorter than the lock timeout, words that were not so.
+   */
+  @Test
+  void aSocketTimeoutTooLongToCountInMilliseconds_isNotCalledShorterThanTheLockTimeout() {
+    for (String seconds : new String[] {"9300000000000000", "9223372036854775807"}) {
+      String url = "postgresql://h/d?lease_ms=4000&socketTimeout=" + seconds;
+      PostgresLocation l = PostgresLocation.parse(url);
+      assertThat(l.lockTimeout()).as(url).isEqualTo(Duration.ofMillis(2000));
+      assertThat(l.statementTimeout()).as(url).isEqualTo(Duration.ofMillis(3000));
+    }
+  }
+
   @Test
   void withLeaseAndWithLockWait_changeOnlyTheirOwnSetting_andCheckItAsParseDoes() {
     PostgresLocation l =
