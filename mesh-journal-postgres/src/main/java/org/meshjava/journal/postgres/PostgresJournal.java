@@ -1049,7 +1049,7 @@ public final class PostgresJournal implements Journal {
       return ownerRowGone(seq);
     }
     Long held = current.epoch();
-    if (held == null || held <= 0) {
+    if (held == null || held < epoch) {
       return ownerEpochEdited(seq, held);
     }
     if (held != epoch) {
@@ -1122,13 +1122,15 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * The journal's owner row holds epoch NULL ({@code value} null), 0 or less: no steward writes one
-   * (the column is NOT NULL and above 0 as the journal creates it), so a DBA dropped a constraint
-   * and changed the row. Read as the driver hands NULL back, 0, it was "taken over at epoch 0", or
-   * a deleted row; neither is so (a raise only adds, and epochs start at 1), and whether another
-   * steward took over cannot be told ({@code seq} -1 when no record is concerned).
+   * The journal's owner row holds epoch NULL ({@code value} null), 0 or less, or one below the
+   * epoch this journal opened at: no steward writes any of them (the column is NOT NULL and above 0
+   * as the journal creates it, and a successor only raises it), so a DBA changed the row. Read as
+   * the driver hands NULL back, 0, it was "taken over at epoch 0", or a deleted row, and one set
+   * back was "taken over by another steward"; none is so, and whether another steward took over
+   * cannot be told ({@code seq} -1 when no record is concerned).
    */
   private JournalException ownerEpochEdited(long seq, @Nullable Long value) {
+    boolean setBack = value != null && value > 0;
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
@@ -1136,14 +1138,19 @@ public final class PostgresJournal implements Journal {
             + describe()
             + " has epoch "
             + (value == null ? "NULL" : value)
-            + " in its owner row in mesh_journal_owner (no steward writes one: "
-            + (value == null
-                ? "the column's NOT NULL was dropped"
-                : "epochs start at 1; the column's CHECK was dropped")
-            + " and the row changed by hand), so whether another"
+            + " in its owner row in mesh_journal_owner ("
+            + (setBack
+                ? "below the " + epoch + " it opened at, and a successor only raises it: the row"
+                : "no steward writes one: "
+                    + (value == null
+                        ? "the column's NOT NULL was dropped"
+                        : "epochs start at 1; the column's CHECK was dropped")
+                    + " and the row")
+            + " changed by hand), so whether another"
             + " steward took it over is not known and its writes are refused; nothing more is"
-            + " written. Stop every steward of this journal, put back the constraint, then delete"
-            + " its row (the next open starts again at epoch 1, with every record)",
+            + " written. Stop every steward of this journal, "
+            + (setBack ? "" : "put back the constraint, ")
+            + "then delete its row (the next open starts again at epoch 1, with every record)",
         null);
   }
 
@@ -1354,7 +1361,7 @@ public final class PostgresJournal implements Journal {
                   null));
         } else if (!read.owner().found()) {
           fail(ownerRowGone(-1));
-        } else if (current == null || current <= 0) {
+        } else if (current == null || current < epoch) {
           fail(ownerEpochEdited(-1, current));
         } else if (current != epoch) {
           fail(
