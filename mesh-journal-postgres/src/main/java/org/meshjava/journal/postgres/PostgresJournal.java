@@ -103,6 +103,9 @@ public final class PostgresJournal implements Journal {
   /** The committed end: every record committed, and the hash of the last one's line. */
   private volatile JournalPosition durable;
 
+  /** The session's settings as opening left them, set again by each batch (see SessionSettings). */
+  private final SessionSettings settings;
+
   /** Guards the connection: the sync leader and the heartbeat take turns on it. */
   private final Object connectionLock = new Object();
 
@@ -112,8 +115,10 @@ public final class PostgresJournal implements Journal {
       PostgresLocation.Session session,
       Held held,
       long epoch,
-      JournalChain chain) {
+      JournalChain chain,
+      SessionSettings settings) {
     this.location = location;
+    this.settings = settings;
     this.name = name;
     this.connection = session.connection();
     this.tables = session.tables();
@@ -234,6 +239,7 @@ public final class PostgresJournal implements Journal {
           }
         }
       }
+      SessionSettings settings = SessionSettings.of(c);
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
       JournalSchema.checkHome(c, t, name, location);
@@ -310,7 +316,7 @@ public final class PostgresJournal implements Journal {
           location,
           chain.recoveredEnd().count(),
           epoch);
-      return new PostgresJournal(location, name, session, held, epoch, chain);
+      return new PostgresJournal(location, name, session, held, epoch, chain, settings);
     } catch (SQLException e) {
       String why = openFailed(c, t, location, e);
       LockHolder.closeQuietly(c);
@@ -1249,14 +1255,22 @@ public final class PostgresJournal implements Journal {
     }
     Array seqArray = connection.createArrayOf("bigint", seqs);
     Array lineArray = connection.createArrayOf("bytea", lines.toArray(new byte[0][]));
-    try (PreparedStatement ps = connection.prepareStatement(JournalSchema.fencedInsert(tables))) {
-      ps.setString(1, name);
-      ps.setLong(2, epoch);
-      ps.setArray(3, seqArray);
-      ps.setArray(4, lineArray);
-      ps.setString(5, name);
-      ps.setString(6, name);
-      try (ResultSet rs = ps.executeQuery()) {
+    // The session's settings set again in the same request, ahead of the insert: a RESET ALL since
+    // the last batch (a trigger's, a pooler's DISCARD ALL) left the role's in their place.
+    try (PreparedStatement ps =
+        connection.prepareStatement(SessionSettings.RESTORE + JournalSchema.fencedInsert(tables))) {
+      int at = settings.bind(connection, ps);
+      ps.setString(at + 1, name);
+      ps.setLong(at + 2, epoch);
+      ps.setArray(at + 3, seqArray);
+      ps.setArray(at + 4, lineArray);
+      ps.setString(at + 5, name);
+      ps.setString(at + 6, name);
+      ps.execute();
+      if (!ps.getMoreResults()) {
+        throw new SQLException("the batch's insert answered no rows");
+      }
+      try (ResultSet rs = ps.getResultSet()) {
         rs.next();
         if (!rs.getBoolean(2)) {
           // Before the commit: nothing of it is stored, and the caller fails the journal.
