@@ -63,6 +63,13 @@ public final class PostgresTestServer implements AutoCloseable {
   private final int port;
   private final Path log;
 
+  /**
+   * Whether the server is up, as {@link #stop()} and {@link #start()} last left it: a second
+   * postmaster started beside a running one is refused by the data directory's lock and exits, but
+   * the wrapper then tracks that one, so the running server is never stopped again.
+   */
+  private boolean running = true;
+
   private PostgresTestServer(Path data, Process process, int port, Path log) {
     this.data = data;
     this.process = process;
@@ -224,6 +231,7 @@ public final class PostgresTestServer implements AutoCloseable {
    */
   public synchronized void stop() {
     command("stop");
+    running = false;
     // The server removes its pid file as it exits.
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (Files.exists(data.resolve("postmaster.pid"))) {
@@ -238,10 +246,19 @@ public final class PostgresTestServer implements AutoCloseable {
    * Starts the server {@link #stop()} stopped, on the same port and data directory; returns once it
    * accepts connections.
    *
-   * @throws IllegalStateException if it does not
+   * @throws IllegalStateException if it does not, or if it is running already ({@link #stop()} it
+   *     first: a test calling this twice misuses the fixture)
    */
   public synchronized void start() {
+    if (running) {
+      throw new IllegalStateException(
+          "the PostgreSQL test server on port "
+              + port
+              + " is running already: stop() it before start() (a second server on its data"
+              + " directory would exit, and the wrapper would lose track of the first)");
+    }
     command("start");
+    running = true;
     awaitReady();
   }
 

@@ -1631,82 +1631,114 @@ final class JournalSchema {
    * columns with the database's default collation, which is deterministic.
    */
   static void refuseNondeterministicCollations(Connection c, JournalTables t) throws SQLException {
-    List<String> found = new ArrayList<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT t.relname, a.attname, l.collname,"
-                    + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
-                    + " FROM pg_catalog.pg_attribute a"
-                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
-                    + " JOIN pg_catalog.pg_namespace n"
-                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
-                    + " JOIN pg_catalog.pg_collation l"
-                    + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
-                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
-                    + journalTableOids(t)
-                    + ") AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
-                    + " AND NOT l.collisdeterministic"
-                    + " ORDER BY 1, 2")) {
-      while (rs.next()) {
-        found.add(
-            "column "
-                + rs.getString(2)
-                + " of table "
-                + rs.getString(1)
-                + " has collation "
-                + quoted(rs.getString(3))
-                + ", which is nondeterministic (fix: ALTER TABLE "
-                + rs.getString(4)
-                + " ALTER COLUMN "
-                + quoted(rs.getString(2))
-                + " TYPE text COLLATE pg_catalog.\"default\")");
-      }
-    }
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                // A unique index whose key compares under one, a column's own aside (the column is
-                // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
-                // takes every unique index on the column for an arbiter, whatever its collation.
-                "SELECT x.relname, t.relname, l.collname,"
-                    + " pg_catalog.format('%I.%I', n.nspname, x.relname)"
-                    + " FROM pg_catalog.pg_index i"
-                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
-                    + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
-                    + " JOIN pg_catalog.pg_namespace n"
-                    + " ON n.oid OPERATOR(pg_catalog.=) x.relnamespace"
-                    + " CROSS JOIN LATERAL ROWS FROM"
-                    + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
-                    + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
-                    + " JOIN pg_catalog.pg_collation l ON l.oid OPERATOR(pg_catalog.=) k.coll"
-                    + " LEFT JOIN pg_catalog.pg_attribute a"
-                    + " ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
-                    + " AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
-                    + " WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ("
-                    + journalTableOids(t)
-                    + ") AND (i.indisunique OR i.indisexclusion) AND NOT l.collisdeterministic"
-                    + " AND (a.attcollation IS NULL"
-                    + " OR a.attcollation OPERATOR(pg_catalog.<>) k.coll)"
-                    + " ORDER BY 2, 1")) {
-      while (rs.next()) {
-        found.add(
-            "unique index "
-                + quoted(rs.getString(1))
-                + " on table "
-                + rs.getString(2)
-                + " compares with collation "
-                + quoted(rs.getString(3))
-                + ", which is nondeterministic (fix: DROP INDEX "
-                + rs.getString(4)
-                + ", or the constraint it serves)");
-      }
-    }
+    List<String> found =
+        findings(
+            c,
+            "SELECT t.relname, a.attname, l.collname,"
+                + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
+                + " FROM pg_catalog.pg_attribute a"
+                + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                + " JOIN pg_catalog.pg_namespace n"
+                + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                + " JOIN pg_catalog.pg_collation l"
+                + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
+                + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
+                + journalTableOids(t)
+                + ") AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+                + " AND NOT l.collisdeterministic"
+                + " ORDER BY 1, 2",
+            rs ->
+                columnFinding(
+                    rs,
+                    "collation " + quoted(rs.getString(3)) + ", which is nondeterministic",
+                    rs.getString(4),
+                    "text COLLATE pg_catalog.\"default\""));
+    found.addAll(
+        findings(
+            c,
+            // A unique index whose key compares under one, a column's own aside (the column is
+            // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
+            // takes every unique index on the column for an arbiter, whatever its collation.
+            "SELECT x.relname, t.relname, l.collname,"
+                + " pg_catalog.format('%I.%I', n.nspname, x.relname)"
+                + " FROM pg_catalog.pg_index i"
+                + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
+                + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                + " JOIN pg_catalog.pg_namespace n"
+                + " ON n.oid OPERATOR(pg_catalog.=) x.relnamespace"
+                + " CROSS JOIN LATERAL ROWS FROM"
+                + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
+                + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
+                + " JOIN pg_catalog.pg_collation l ON l.oid OPERATOR(pg_catalog.=) k.coll"
+                + " LEFT JOIN pg_catalog.pg_attribute a"
+                + " ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
+                + " AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
+                + " WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ("
+                + journalTableOids(t)
+                + ") AND (i.indisunique OR i.indisexclusion) AND NOT l.collisdeterministic"
+                + " AND (a.attcollation IS NULL"
+                + " OR a.attcollation OPERATOR(pg_catalog.<>) k.coll)"
+                + " ORDER BY 2, 1",
+            rs ->
+                "unique index "
+                    + quoted(rs.getString(1))
+                    + " on table "
+                    + rs.getString(2)
+                    + " compares with collation "
+                    + quoted(rs.getString(3))
+                    + ", which is nondeterministic (fix: DROP INDEX "
+                    + rs.getString(4)
+                    + ", or the constraint it serves)"));
     refuseFound(
         found,
         "Under it two journals whose names differ only in case or accents are one: a steward would"
             + " raise the other's epoch and read its records as its own. Put the column back to the"
             + " database's collation (or drop the index), then start the steward");
+  }
+
+  /** How an opening check words one row its catalog query found wrong. */
+  @FunctionalInterface
+  private interface Finding {
+    String words(ResultSet row) throws SQLException;
+  }
+
+  /**
+   * Runs an opening check's catalog {@code query}, each row of which is something wrong with the
+   * schema, and words each: what {@link #refuseFound} refuses in one message, every finding named
+   * (a DBA fixing one at a time would otherwise restart once per finding).
+   */
+  private static List<String> findings(Connection c, String query, Finding finding)
+      throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(query)) {
+      while (rs.next()) {
+        found.add(finding.words(rs));
+      }
+    }
+    return found;
+  }
+
+  /**
+   * A finding of a column of the journal's tables, its row's first two columns the table and the
+   * column: what it {@code has}, and the {@code ALTER COLUMN ... TYPE} to {@code type} that puts it
+   * back, naming the table as {@code qualified} (schema and table, each quoted where it must be).
+   */
+  private static String columnFinding(ResultSet row, String has, String qualified, String type)
+      throws SQLException {
+    return "column "
+        + row.getString(2)
+        + " of table "
+        + row.getString(1)
+        + " has "
+        + has
+        + " (fix: ALTER TABLE "
+        + qualified
+        + " ALTER COLUMN "
+        + quoted(row.getString(2))
+        + " TYPE "
+        + type
+        + ")";
   }
 
   /**
@@ -1729,45 +1761,35 @@ final class JournalSchema {
    * restart. Asked at opening, before the lock, as the collations are.
    */
   static void refuseRetypedColumns(Connection c, JournalTables t) throws SQLException {
-    List<String> found = new ArrayList<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT t.relname, a.attname,"
-                    + " pg_catalog.format_type(a.atttypid, a.atttypmod), w.typ::pg_catalog.text,"
-                    + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
-                    + " FROM (VALUES ("
-                    + t.oid("'mesh_journal_record'")
-                    + ", 'seq', 'pg_catalog.int8'::pg_catalog.regtype), ("
-                    + t.oid("'mesh_journal_record'")
-                    + ", 'line', 'pg_catalog.bytea'::pg_catalog.regtype)) AS w(rel, col, typ)"
-                    + " JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) w.rel"
-                    + " AND a.attname OPERATOR(pg_catalog.=) w.col::pg_catalog.name"
-                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
-                    + " JOIN pg_catalog.pg_namespace n"
-                    + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
-                    + " WHERE NOT a.attisdropped"
-                    + " AND a.atttypid OPERATOR(pg_catalog.<>) w.typ::pg_catalog.oid"
-                    + " ORDER BY 1, 2")) {
-      while (rs.next()) {
-        found.add(
-            "column "
-                + rs.getString(2)
-                + " of table "
-                + rs.getString(1)
-                + " has type "
-                + rs.getString(3)
-                + ", not the "
-                + rs.getString(4)
-                + " the journal created it with (fix: ALTER TABLE "
-                + rs.getString(5)
-                + " ALTER COLUMN "
-                + quoted(rs.getString(2))
-                + " TYPE "
-                + rs.getString(4)
-                + " USING what undoes its conversion)");
-      }
-    }
+    List<String> found =
+        findings(
+            c,
+            "SELECT t.relname, a.attname,"
+                + " pg_catalog.format_type(a.atttypid, a.atttypmod), w.typ::pg_catalog.text,"
+                + " pg_catalog.format('%I.%I', n.nspname, t.relname)"
+                + " FROM (VALUES ("
+                + t.oid("'mesh_journal_record'")
+                + ", 'seq', 'pg_catalog.int8'::pg_catalog.regtype), ("
+                + t.oid("'mesh_journal_record'")
+                + ", 'line', 'pg_catalog.bytea'::pg_catalog.regtype)) AS w(rel, col, typ)"
+                + " JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) w.rel"
+                + " AND a.attname OPERATOR(pg_catalog.=) w.col::pg_catalog.name"
+                + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                + " JOIN pg_catalog.pg_namespace n"
+                + " ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                + " WHERE NOT a.attisdropped"
+                + " AND a.atttypid OPERATOR(pg_catalog.<>) w.typ::pg_catalog.oid"
+                + " ORDER BY 1, 2",
+            rs ->
+                columnFinding(
+                    rs,
+                    "type "
+                        + rs.getString(3)
+                        + ", not the "
+                        + rs.getString(4)
+                        + " the journal created it with",
+                    rs.getString(5),
+                    rs.getString(4) + " USING what undoes its conversion"));
     refuseFound(
         found,
         "The table was altered by hand, and the journal would store its records converted, in a"

@@ -103,6 +103,9 @@ public final class PostgresJournal implements Journal {
   /** The committed end: every record committed, and the hash of the last one's line. */
   private volatile JournalPosition durable;
 
+  /** The session's settings as opening left them, set again by each batch (see SessionSettings). */
+  private final SessionSettings settings;
+
   /** Guards the connection: the sync leader and the heartbeat take turns on it. */
   private final Object connectionLock = new Object();
 
@@ -112,8 +115,10 @@ public final class PostgresJournal implements Journal {
       PostgresLocation.Session session,
       Held held,
       long epoch,
-      JournalChain chain) {
+      JournalChain chain,
+      SessionSettings settings) {
     this.location = location;
+    this.settings = settings;
     this.name = name;
     this.connection = session.connection();
     this.tables = session.tables();
@@ -234,6 +239,7 @@ public final class PostgresJournal implements Journal {
           }
         }
       }
+      SessionSettings settings = SessionSettings.of(c);
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
       JournalSchema.checkHome(c, t, name, location);
@@ -310,7 +316,7 @@ public final class PostgresJournal implements Journal {
           location,
           chain.recoveredEnd().count(),
           epoch);
-      return new PostgresJournal(location, name, session, held, epoch, chain);
+      return new PostgresJournal(location, name, session, held, epoch, chain, settings);
     } catch (SQLException e) {
       String why = openFailed(c, t, location, e);
       LockHolder.closeQuietly(c);
@@ -1049,7 +1055,7 @@ public final class PostgresJournal implements Journal {
       return ownerRowGone(seq);
     }
     Long held = current.epoch();
-    if (held == null || held <= 0) {
+    if (held == null || held < epoch) {
       return ownerEpochEdited(seq, held);
     }
     if (held != epoch) {
@@ -1122,13 +1128,15 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * The journal's owner row holds epoch NULL ({@code value} null), 0 or less: no steward writes one
-   * (the column is NOT NULL and above 0 as the journal creates it), so a DBA dropped a constraint
-   * and changed the row. Read as the driver hands NULL back, 0, it was "taken over at epoch 0", or
-   * a deleted row; neither is so (a raise only adds, and epochs start at 1), and whether another
-   * steward took over cannot be told ({@code seq} -1 when no record is concerned).
+   * The journal's owner row holds epoch NULL ({@code value} null), 0 or less, or one below the
+   * epoch this journal opened at: no steward writes any of them (the column is NOT NULL and above 0
+   * as the journal creates it, and a successor only raises it), so a DBA changed the row. Read as
+   * the driver hands NULL back, 0, it was "taken over at epoch 0", or a deleted row, and one set
+   * back was "taken over by another steward"; none is so, and whether another steward took over
+   * cannot be told ({@code seq} -1 when no record is concerned).
    */
   private JournalException ownerEpochEdited(long seq, @Nullable Long value) {
+    boolean setBack = value != null && value > 0;
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
@@ -1136,14 +1144,19 @@ public final class PostgresJournal implements Journal {
             + describe()
             + " has epoch "
             + (value == null ? "NULL" : value)
-            + " in its owner row in mesh_journal_owner (no steward writes one: "
-            + (value == null
-                ? "the column's NOT NULL was dropped"
-                : "epochs start at 1; the column's CHECK was dropped")
-            + " and the row changed by hand), so whether another"
+            + " in its owner row in mesh_journal_owner ("
+            + (setBack
+                ? "below the " + epoch + " it opened at, and a successor only raises it: the row"
+                : "no steward writes one: "
+                    + (value == null
+                        ? "the column's NOT NULL was dropped"
+                        : "epochs start at 1; the column's CHECK was dropped")
+                    + " and the row")
+            + " changed by hand), so whether another"
             + " steward took it over is not known and its writes are refused; nothing more is"
-            + " written. Stop every steward of this journal, put back the constraint, then delete"
-            + " its row (the next open starts again at epoch 1, with every record)",
+            + " written. Stop every steward of this journal, "
+            + (setBack ? "" : "put back the constraint, ")
+            + "then delete its row (the next open starts again at epoch 1, with every record)",
         null);
   }
 
@@ -1242,14 +1255,22 @@ public final class PostgresJournal implements Journal {
     }
     Array seqArray = connection.createArrayOf("bigint", seqs);
     Array lineArray = connection.createArrayOf("bytea", lines.toArray(new byte[0][]));
-    try (PreparedStatement ps = connection.prepareStatement(JournalSchema.fencedInsert(tables))) {
-      ps.setString(1, name);
-      ps.setLong(2, epoch);
-      ps.setArray(3, seqArray);
-      ps.setArray(4, lineArray);
-      ps.setString(5, name);
-      ps.setString(6, name);
-      try (ResultSet rs = ps.executeQuery()) {
+    // The session's settings set again in the same request, ahead of the insert: a RESET ALL since
+    // the last batch (a trigger's, a pooler's DISCARD ALL) left the role's in their place.
+    try (PreparedStatement ps =
+        connection.prepareStatement(SessionSettings.RESTORE + JournalSchema.fencedInsert(tables))) {
+      int at = settings.bind(connection, ps);
+      ps.setString(at + 1, name);
+      ps.setLong(at + 2, epoch);
+      ps.setArray(at + 3, seqArray);
+      ps.setArray(at + 4, lineArray);
+      ps.setString(at + 5, name);
+      ps.setString(at + 6, name);
+      ps.execute();
+      if (!ps.getMoreResults()) {
+        throw new SQLException("the batch's insert answered no rows");
+      }
+      try (ResultSet rs = ps.getResultSet()) {
         rs.next();
         if (!rs.getBoolean(2)) {
           // Before the commit: nothing of it is stored, and the caller fails the journal.
@@ -1354,7 +1375,7 @@ public final class PostgresJournal implements Journal {
                   null));
         } else if (!read.owner().found()) {
           fail(ownerRowGone(-1));
-        } else if (current == null || current <= 0) {
+        } else if (current == null || current < epoch) {
           fail(ownerEpochEdited(-1, current));
         } else if (current != epoch) {
           fail(

@@ -32,11 +32,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
  *   <li>{@code lock_timeout_ms} (default half the lease; at least {@link #MIN_LOCK_TIMEOUT_MS},
- *       less than the lease): how long any one of the journal's statements waits for a table or row
- *       lock another session holds (a DBA's {@code LOCK TABLE}, an index being built) before it is
- *       refused, naming that session. It is the journal's sessions' {@code lock_timeout}, whatever
- *       a role or the database sets, so a role with none cannot hold a serve for as long as the
- *       DBA's transaction lasts.
+ *       less than the lease, and where {@code statement_timeout_ms} is not given at least 2 ms
+ *       below the lease and a shorter {@code socketTimeout}, so that the default statement limit
+ *       has a whole millisecond between them): how long any one of the journal's statements waits
+ *       for a table or row lock another session holds (a DBA's {@code LOCK TABLE}, an index being
+ *       built) before it is refused, naming that session. It is the journal's sessions' {@code
+ *       lock_timeout}, whatever a role or the database sets, so a role with none cannot hold a
+ *       serve for as long as the DBA's transaction lasts.
  *   <li>{@code statement_timeout_ms} (default midway between the lock timeout and the lease, or the
  *       URL's {@code socketTimeout} where that is shorter; 0 for none, else more than the lock
  *       timeout and less than the lease and that socket timeout): how long any one of the journal's
@@ -151,6 +153,21 @@ public final class PostgresLocation {
     refuseShortSocketTimeout(
         parameters.get("socketTimeout"), lockTimeout != null ? lockTimeout : lease.dividedBy(2));
     Duration ceiling = statementCeiling(lease, parameters.get("socketTimeout"));
+    long lockMillis = (lockTimeout != null ? lockTimeout : lease.dividedBy(2)).toMillis();
+    if (statementTimeout == null && ceiling.toMillis() - lockMillis < 2) {
+      // The default limit lies strictly between the two in whole milliseconds, as the server
+      // takes it; with no whole millisecond between them it came out at the lock timeout, so a
+      // statement waiting for a lock was cancelled as overlong first, naming no holder.
+      throw new IllegalArgumentException(
+          "lock_timeout_ms ("
+              + lockMillis
+              + ") leaves no whole millisecond below lease_ms and the URL's socketTimeout ("
+              + ceiling.toMillis()
+              + " ms) for the statement limit, which must be longer than the lock timeout (so a"
+              + " statement waiting for a lock is refused naming its holder) and shorter than"
+              + " those (so the server's cancel comes before the driver gives up): lower"
+              + " lock_timeout_ms, or give statement_timeout_ms=0 (none)");
+    }
     if (statementTimeout != null
         && !statementTimeout.isZero()
         && (statementTimeout.compareTo(lockTimeout != null ? lockTimeout : lease.dividedBy(2)) <= 0
@@ -211,7 +228,9 @@ public final class PostgresLocation {
     } catch (NumberFormatException e) {
       return;
     }
-    if (seconds > 0 && seconds * 1000 <= lockTimeout.toMillis()) {
+    // Compared in whole seconds: seconds * 1000 overflowed past about 9.2e15, and a socketTimeout
+    // that long was refused as too short.
+    if (seconds > 0 && seconds <= lockTimeout.toMillis() / 1000) {
       throw new IllegalArgumentException(
           "socketTimeout="
               + seconds
@@ -383,8 +402,11 @@ public final class PostgresLocation {
     // Midway to the socket timeout where the URL's is shorter than the lease: a limit past it
     // let the driver give up on a sleeping trigger's batch first, as a lost connection, and
     // raised a DBA's limit that ran out before it to one that did not.
-    Duration ceiling = statementCeiling(lease, parameters.get("socketTimeout"));
-    return lockTimeout().plus(ceiling.minus(lockTimeout()).dividedBy(2));
+    // In whole milliseconds, as the server is given both: the constructor made sure there are at
+    // least two between them, so this lies strictly between.
+    long lock = lockTimeout().toMillis();
+    long ceiling = statementCeiling(lease, parameters.get("socketTimeout")).toMillis();
+    return Duration.ofMillis(lock + (ceiling - lock) / 2);
   }
 
   /** The schema named by the URL's {@code schema}, if it names one (see the class comment). */

@@ -94,8 +94,14 @@ class PostgresLocationTest {
     assertThat(given.withLockWait(Duration.ofSeconds(2)).lockTimeout())
         .isEqualTo(Duration.ofMillis(100));
     assertThat(
-            PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=2999")
+            PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=2998")
                 .lockTimeout())
+        .isEqualTo(Duration.ofMillis(2998));
+    assertThat(
+            PostgresLocation.parse(
+                    "postgresql://h/d?lease_ms=3000&lock_timeout_ms=2999&statement_timeout_ms=0")
+                .lockTimeout())
+        .as("the lease's last millisecond, where the statements have no limit of their own")
         .isEqualTo(Duration.ofMillis(2999));
     // 0 is no limit to the server, one of the lease lets the driver give up first, and one under
     // the floor (1 was taken) cancels batches behind the brief locks of ordinary work.
@@ -137,12 +143,56 @@ class PostgresLocationTest {
     for (String url :
         new String[] {
           "postgresql://h/d?lease_ms=4000&lock_timeout_ms=3000&socketTimeout=0",
-          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2999&socketTimeout=3",
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2998&socketTimeout=3",
           "postgresql://h/d?lease_ms=10000&socketTimeout=6",
           "postgresql://h/d?socketTimeout=soon"
         }) {
       assertThat(PostgresLocation.parse(url).lease()).as(url).isPositive();
     }
+  }
+
+  /**
+   * seconds * 1000 overflowed past about 9.2e15 seconds: a socketTimeout that long came out
+   * negative and was refused as shorter than the lock timeout, words that were not so.
+   */
+  @Test
+  void aSocketTimeoutTooLongToCountInMilliseconds_isNotCalledShorterThanTheLockTimeout() {
+    for (String seconds : new String[] {"9300000000000000", "9223372036854775807"}) {
+      String url = "postgresql://h/d?lease_ms=4000&socketTimeout=" + seconds;
+      PostgresLocation l = PostgresLocation.parse(url);
+      assertThat(l.lockTimeout()).as(url).isEqualTo(Duration.ofMillis(2000));
+      assertThat(l.statementTimeout()).as(url).isEqualTo(Duration.ofMillis(3000));
+    }
+  }
+
+  /**
+   * The default statement limit lies midway between the lock timeout and the lease (or a shorter
+   * socketTimeout), in whole milliseconds: with one millisecond between them it came out at the
+   * lock timeout, so a statement waiting for a lock was cancelled as overlong, naming no holder.
+   */
+  @Test
+  void aLockTimeoutLeavingNoWholeMillisecondForTheStatementLimit_isRefusedSayingWhy() {
+    for (String url :
+        new String[] {
+          "postgresql://h/d?lease_ms=3000&lock_timeout_ms=2999",
+          "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2999&socketTimeout=3"
+        }) {
+      assertThatThrownBy(() -> PostgresLocation.parse(url))
+          .as(url)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(
+              "lock_timeout_ms (2999) leaves no whole millisecond below lease_ms and the URL's"
+                  + " socketTimeout")
+          .hasMessageContaining("lower lock_timeout_ms, or give statement_timeout_ms=0 (none)");
+    }
+    PostgresLocation room =
+        PostgresLocation.parse("postgresql://h/d?lease_ms=3000&lock_timeout_ms=2998");
+    assertThat(room.statementTimeout()).isEqualTo(Duration.ofMillis(2999));
+    assertThat(
+            PostgresLocation.parse(
+                    "postgresql://h/d?lease_ms=4000&lock_timeout_ms=2998&socketTimeout=3")
+                .statementTimeout())
+        .isEqualTo(Duration.ofMillis(2999));
   }
 
   @Test

@@ -150,6 +150,27 @@ class PostgresNulledColumnTest {
         .doesNotContain("taken over by");
   }
 
+  /**
+   * An epoch set back, still above 0, below the one the journal opened at: a successor only raises
+   * it, so no steward wrote it. It was "taken over by another steward", FENCED, as a raise is.
+   */
+  @Test
+  void anEpochSetBackUnderARunningJournal_failsItsNextBatch_asAHandEdit_notATakeover()
+      throws Exception {
+    assertThat(batchRefused(SET_BACK_EPOCH))
+        .contains("has epoch 1 in its owner row in mesh_journal_owner (below the 2 it opened at")
+        .contains("changed by hand")
+        .doesNotContain("taken over by");
+  }
+
+  @Test
+  void anEpochSetBackUnderARunningJournal_failsItsHeartbeat_asAHandEdit_notATakeover()
+      throws Exception {
+    assertThat(heartbeatRefused(SET_BACK_EPOCH))
+        .contains("has epoch 1 in its owner row in mesh_journal_owner (below the 2 it opened at")
+        .doesNotContain("taken over by");
+  }
+
   /** The refusal, FAILED, of the next batch of a running journal after {@code edit}. */
   private static String batchRefused(String... edit) throws Exception {
     Running r = Running.open("?lease_ms=60000");
@@ -183,19 +204,25 @@ class PostgresNulledColumnTest {
     "UPDATE mesh_journal_owner SET epoch = 0"
   };
 
+  /** The running journal opened at epoch 2 (see Running.open); set back to 1. */
+  private static final String[] SET_BACK_EPOCH = {"UPDATE mesh_journal_owner SET epoch = 1"};
+
   private static final String[] NULLED_EPOCH = {
     "ALTER TABLE mesh_journal_owner ALTER COLUMN epoch DROP NOT NULL",
     "UPDATE mesh_journal_owner SET epoch = NULL"
   };
 
-  /** An open journal holding one record, in a database of its own. */
+  /**
+   * An open journal holding one record, in a database of its own, at epoch 2: opened once before,
+   * so that an epoch set back can stay above 0.
+   */
   record Running(String database, PostgresJournal journal) {
     static Running open(String parameters) throws Exception {
       String database = server.newDatabase();
-      PostgresJournal j =
-          PostgresJournal.open(
-              PostgresLocation.parse(server.url(database) + parameters),
-              PostgresJournalTest.newName());
+      PostgresLocation where = PostgresLocation.parse(server.url(database) + parameters);
+      String name = PostgresJournalTest.newName();
+      PostgresJournal.open(where, name).close();
+      PostgresJournal j = PostgresJournal.open(where, name);
       j.append(PostgresJournalTest.authorised(0));
       return new Running(database, j);
     }

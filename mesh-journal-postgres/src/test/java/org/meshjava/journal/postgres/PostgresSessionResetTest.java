@@ -1,0 +1,85 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * A {@code RESET ALL} on the journal's own session (a trigger's, a pooler's {@code DISCARD ALL}
+ * between transactions) put every setting the opening gave the session back to the database's: the
+ * journal never reconnects, so its later batches ran without its lock and statement limits and
+ * under the database's {@code synchronous_commit = off}, acknowledged before the server's disk had
+ * them (SPEC.md 60.7, "Faults"). Each batch sets them again.
+ */
+class PostgresSessionResetTest {
+  @Test
+  void aResetAllOnTheJournalsSession_isUndoneByItsNextBatch() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String database = server.newDatabase();
+    sql(
+        server,
+        database,
+        // The database's own settings: what a RESET ALL goes back to.
+        "ALTER DATABASE " + database + " SET synchronous_commit = off",
+        "ALTER DATABASE " + database + " SET lock_timeout = '150ms'",
+        "ALTER DATABASE " + database + " SET statement_timeout = '170ms'",
+        "ALTER DATABASE " + database + " SET client_min_messages = error");
+    try (PostgresJournal j =
+        PostgresJournal.open(
+            PostgresLocation.parse(server.url(database) + "?lease_ms=60000"),
+            PostgresJournalTest.newName())) {
+      j.append(PostgresJournalTest.authorised(0));
+      sql(
+          server,
+          database,
+          "CREATE TABLE seen (n serial, settings text)",
+          // What each batch's insert runs under, then the reset, as a trigger may do it.
+          "CREATE FUNCTION reset_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+              + " INSERT INTO seen (settings) SELECT pg_catalog.concat_ws(' ',"
+              + " pg_catalog.current_setting('synchronous_commit'),"
+              + " pg_catalog.current_setting('lock_timeout'),"
+              + " pg_catalog.current_setting('statement_timeout'),"
+              + " pg_catalog.current_setting('client_min_messages'),"
+              + " pg_catalog.current_setting('search_path'));"
+              + " RESET ALL; RETURN NEW; END $$",
+          "CREATE TRIGGER reset_all BEFORE INSERT ON mesh_journal_record"
+              + " FOR EACH ROW EXECUTE FUNCTION reset_all()");
+      j.append(PostgresJournalTest.authorised(1));
+      j.append(PostgresJournalTest.authorised(2));
+      List<String> seen = seen(server, database);
+      assertThat(seen).hasSize(2);
+      assertThat(seen.get(0))
+          .as("the batch before the reset")
+          .isEqualTo("on 30s 45s warning public, pg_temp");
+      assertThat(seen.get(1)).as("the batch after the reset").isEqualTo(seen.get(0));
+    }
+  }
+
+  private static List<String> seen(PostgresTestServer server, String database) throws Exception {
+    List<String> seen = new ArrayList<>();
+    try (Connection c = server.connect(database);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT settings FROM seen ORDER BY n")) {
+      while (rs.next()) {
+        seen.add(rs.getString(1));
+      }
+    }
+    return seen;
+  }
+
+  private static void sql(PostgresTestServer server, String database, String... statements)
+      throws Exception {
+    try (Connection c = server.connect(database);
+        Statement s = c.createStatement()) {
+      for (String statement : statements) {
+        s.execute(statement);
+      }
+    }
+  }
+}
