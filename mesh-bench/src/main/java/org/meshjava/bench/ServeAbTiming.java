@@ -41,7 +41,8 @@ import java.util.stream.Stream;
  *
  * <p>Usage: {@code ServeAbTiming SCENARIO ROUNDS PER_ROUND WARM NAME=JAR_DIR NAME=JAR_DIR ...},
  * SCENARIO {@code proxied}, {@code reference} or {@code granted} (each batch's presentations signed
- * before it is timed).
+ * before it is timed); a line it cannot run is refused in one line and exit 2 ({@link
+ * ServeAbArguments}).
  */
 public final class ServeAbTiming {
   private static final String WORKER = "org.meshjava.openai.ServeAbWorker";
@@ -89,33 +90,33 @@ public final class ServeAbTiming {
   /** One build: its name and its worker. */
   private record Build(String name, Runnable serve, Prepare prepare, AutoCloseable closer) {}
 
-  /** Entry point. */
+  /** Entry point: a command line {@link ServeAbArguments} refuses is one line and exit 2. */
   public static void main(String[] args) throws Exception {
-    if (args.length < 5) {
-      System.err.println(
-          "usage: ServeAbTiming proxied|reference|granted ROUNDS PER_ROUND WARM NAME=JAR_DIR ...");
+    ServeAbArguments a;
+    try {
+      a = ServeAbArguments.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("ServeAbTiming: " + e.getMessage());
+      System.err.println(ServeAbArguments.USAGE);
       System.exit(2);
+      return;
     }
-    String scenario = args[0];
-    int rounds = Integer.parseInt(args[1]);
-    int n = Integer.parseInt(args[2]);
-    int warm = Integer.parseInt(args[3]);
     HttpServer upstream = fakeUpstream();
     String base = "http://127.0.0.1:" + upstream.getAddress().getPort() + "/v1";
     List<Build> builds = new ArrayList<>();
     try {
-      for (int i = 4; i < args.length; i++) {
-        String[] nd = args[i].split("=", 2);
+      for (ServeAbArguments.NamedBuild nb : a.builds()) {
         ClassLoader loader =
-            new BuildLoader(nd[0], jars(Path.of(nd[1])), ServeAbTiming.class.getClassLoader());
+            new BuildLoader(nb.name(), jars(nb.jars()), ServeAbTiming.class.getClassLoader());
         Object w =
             Class.forName(WORKER, true, loader)
                 .getMethod("open", String.class, String.class)
-                .invoke(null, scenario, base);
+                .invoke(null, a.scenario(), base);
         Method prepare = w.getClass().getMethod("prepare", int.class);
-        builds.add(new Build(nd[0], (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
+        builds.add(
+            new Build(nb.name(), (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
       }
-      run(scenario, builds, rounds, n, warm);
+      run(a.scenario(), builds, a.rounds(), a.perRound(), a.warm());
     } finally {
       for (Build b : builds) {
         b.closer().close();
