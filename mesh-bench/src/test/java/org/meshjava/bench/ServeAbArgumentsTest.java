@@ -3,7 +3,10 @@ package org.meshjava.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,5 +66,27 @@ class ServeAbArgumentsTest {
     assertThatThrownBy(
             () -> ServeAbArguments.parse("proxied", "3", "200", "1", "a=" + jars.resolve("none")))
         .hasMessageContaining("is not a directory");
+  }
+
+  @Test
+  void workHandedToAnotherThread_countsInTheProcessCpu_notTheThreads() throws Exception {
+    // A "build" whose serve has another thread spin for 5 ms of its own CPU and waits for it.
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Runnable elsewhere =
+        () ->
+            CompletableFuture.runAsync(
+                    () -> {
+                      long until = threads.getCurrentThreadCpuTime() + 5_000_000;
+                      while (threads.getCurrentThreadCpuTime() < until) {
+                        Thread.onSpinWait();
+                      }
+                    })
+                .join();
+    ServeAbTiming.Build build = new ServeAbTiming.Build("moved", elsewhere, n -> {}, () -> {});
+    double[] t = ServeAbTiming.time(build, 3);
+    // The process's CPU holds the other thread's 5 ms, whatever the load; the timing thread's
+    // holds only the hand-off.
+    assertThat(t).hasSize(3);
+    assertThat(t[2]).as("process CPU ns per serve").isGreaterThan(t[0] + 4_000_000);
   }
 }
