@@ -135,6 +135,19 @@ class JfrAllocTableArgumentsTest {
   }
 
   @Test
+  void aRecordingWithOnlyZeroWeights_isOneLineNamingIt_exit1_withSitesToo() throws Exception {
+    String zero =
+        RECORDING
+            .replace("\"weight\":3000", "\"weight\":0")
+            .replace("\"weight\":1000", "\"weight\":0");
+    Ran ran = table(Files.writeString(tmp.resolve("zero.json"), zero), "--sites");
+    assertThat(ran.err())
+        .doesNotContain("Traceback")
+        .contains("zero.json: no mesh-side bytes sampled (2 events, total weight 0)");
+    assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
   void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
     Process hung;
     try {
