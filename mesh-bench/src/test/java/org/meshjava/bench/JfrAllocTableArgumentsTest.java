@@ -156,15 +156,19 @@ class JfrAllocTableArgumentsTest {
     assertThat(ran.code()).isEqualTo(1);
   }
 
-  @Test
-  void aWaitThatIsInterrupted_killsTheScriptBeforeItGoesOn() throws Exception {
-    Process hung;
+  /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */
+  private static Process sleeping() throws IOException {
     try {
-      hung = new ProcessBuilder("sleep", "60").start();
+      return new ProcessBuilder("sleep", "60").start();
     } catch (IOException noSleep) {
       assumeTrue(false, "no sleep command: " + noSleep.getMessage());
       throw noSleep;
     }
+  }
+
+  @Test
+  void aWaitThatIsInterrupted_killsTheScriptBeforeItGoesOn() throws Exception {
+    Process hung = sleeping();
     try {
       Thread.currentThread().interrupt();
       assertThatThrownBy(() -> awaitEnd(hung, Duration.ofSeconds(30)))
@@ -181,13 +185,7 @@ class JfrAllocTableArgumentsTest {
 
   @Test
   void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
-    Process hung;
-    try {
-      hung = new ProcessBuilder("sleep", "60").start();
-    } catch (IOException noSleep) {
-      assumeTrue(false, "no sleep command: " + noSleep.getMessage());
-      throw noSleep;
-    }
+    Process hung = sleeping();
     try {
       assertThatThrownBy(() -> awaitEnd(hung, Duration.ofMillis(50)))
           .isInstanceOf(AssertionError.class)
