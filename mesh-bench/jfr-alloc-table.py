@@ -19,8 +19,9 @@ whose pattern matches a frame of its stack, else to Jetty's own work; the shares
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
-A recording that is missing, not JSON, or not jfr print --json's shape stops with one line naming
-the file and what is wrong, and exit code 1.
+A recording that is missing, not JSON, not jfr print --json's shape, or without a mesh-side byte
+sampled (no such event, or weights of 0 only) stops with one line naming the file and what is
+wrong, and exit code 1.
 """
 import argparse
 import collections
@@ -135,6 +136,11 @@ def main():
         total += weight
         sites[where] += weight
         site_class[where][allocated] += weight
+    if total == 0:
+        # Every share is a fraction of the total: with nothing sampled (no mesh-side event, or
+        # only weights of 0) there is no share to give, and --sites divided by zero.
+        fail(f"{args.recording}: no mesh-side bytes sampled ({len(events)} events, total weight 0);"
+             " record the measured window with jdk.ObjectAllocationSample enabled")
     print("| part | share of bytes | KB per request |")
     print("|---|---|---|")
     for n in [n for n, _ in PARTS] + [JETTY]:

@@ -3,6 +3,12 @@ package org.meshjava.bench;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
@@ -18,16 +24,19 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whole serves of several builds in one JVM, in thread CPU time and bytes allocated per serve, for
  * a loaded machine where wall-clock figures move with other processes (mesh-bench/README.md,
- * session 40). Each build is a directory of its jars (a {@code mesh-cli/target/lib} as {@code mvnw
- * -pl mesh-cli -am package} leaves it, or {@code http-compare.sh}'s old-commit builds); each gets
- * its own class loader over them (parent: the platform loader, so nothing of this jar's mesh
- * classes is seen), and {@code org.meshjava.openai.ServeAbWorker} is defined afresh in each, from
- * this jar's bytes, so it links to that build's binding and steward. The serve is the worker's:
- * {@code Endpoints.handle} of a chat body and the reply rendered, on the timing thread; for {@code
+ * session 40). CPU is printed twice: the timing thread's, and the whole process's over the same
+ * serves (session 41), so that work a build moves off the serving thread does not read as saved.
+ * Each build is a directory of its jars (a {@code mesh-cli/target/lib} as {@code mvnw -pl mesh-cli
+ * -am package} leaves it, or {@code http-compare.sh}'s old-commit builds); each gets its own class
+ * loader over them (parent: the platform loader, so nothing of this jar's mesh classes is seen),
+ * and {@code org.meshjava.openai.ServeAbWorker} is defined afresh in each, from this jar's bytes,
+ * so it links to that build's binding and steward. The serve is the worker's: {@code
+ * Endpoints.handle} of a chat body and the reply rendered, on the timing thread; for {@code
  * proxied} the upstream is a fake one here (the JDK's HTTP server, {@code HttpServeBenchmark}'s
  * reply), whose threads are not counted.
  *
@@ -41,7 +50,9 @@ import java.util.stream.Stream;
  *
  * <p>Usage: {@code ServeAbTiming SCENARIO ROUNDS PER_ROUND WARM NAME=JAR_DIR NAME=JAR_DIR ...},
  * SCENARIO {@code proxied}, {@code reference} or {@code granted} (each batch's presentations signed
- * before it is timed).
+ * before it is timed); a line it cannot run is refused in one line and exit 2 ({@link
+ * ServeAbArguments}). The process's CPU is read through the foreign-function API: run with {@code
+ * --enable-native-access=ALL-UNNAMED} to spare the JDK's warning about it.
  */
 public final class ServeAbTiming {
   private static final String WORKER = "org.meshjava.openai.ServeAbWorker";
@@ -82,40 +93,40 @@ public final class ServeAbTiming {
 
   /** Readies a batch of {@code n} serves, untimed. */
   @FunctionalInterface
-  private interface Prepare {
+  interface Prepare {
     void batch(int n) throws Exception;
   }
 
   /** One build: its name and its worker. */
-  private record Build(String name, Runnable serve, Prepare prepare, AutoCloseable closer) {}
+  record Build(String name, Runnable serve, Prepare prepare, AutoCloseable closer) {}
 
-  /** Entry point. */
+  /** Entry point: a command line {@link ServeAbArguments} refuses is one line and exit 2. */
   public static void main(String[] args) throws Exception {
-    if (args.length < 5) {
-      System.err.println(
-          "usage: ServeAbTiming proxied|reference|granted ROUNDS PER_ROUND WARM NAME=JAR_DIR ...");
+    ServeAbArguments a;
+    try {
+      a = ServeAbArguments.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("ServeAbTiming: " + e.getMessage());
+      System.err.println(ServeAbArguments.USAGE);
       System.exit(2);
+      return;
     }
-    String scenario = args[0];
-    int rounds = Integer.parseInt(args[1]);
-    int n = Integer.parseInt(args[2]);
-    int warm = Integer.parseInt(args[3]);
     HttpServer upstream = fakeUpstream();
     String base = "http://127.0.0.1:" + upstream.getAddress().getPort() + "/v1";
     List<Build> builds = new ArrayList<>();
     try {
-      for (int i = 4; i < args.length; i++) {
-        String[] nd = args[i].split("=", 2);
+      for (ServeAbArguments.NamedBuild nb : a.builds()) {
         ClassLoader loader =
-            new BuildLoader(nd[0], jars(Path.of(nd[1])), ServeAbTiming.class.getClassLoader());
+            new BuildLoader(nb.name(), jars(nb.jars()), ServeAbTiming.class.getClassLoader());
         Object w =
             Class.forName(WORKER, true, loader)
                 .getMethod("open", String.class, String.class)
-                .invoke(null, scenario, base);
+                .invoke(null, a.scenario(), base);
         Method prepare = w.getClass().getMethod("prepare", int.class);
-        builds.add(new Build(nd[0], (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
+        builds.add(
+            new Build(nb.name(), (Runnable) w, m -> prepare.invoke(w, m), (AutoCloseable) w));
       }
-      run(scenario, builds, rounds, n, warm);
+      run(a.scenario(), builds, a.rounds(), a.perRound(), a.warm());
     } finally {
       for (Build b : builds) {
         b.closer().close();
@@ -172,22 +183,26 @@ public final class ServeAbTiming {
     for (int i = 0; i < k; i++) {
       System.out.printf(
           Locale.ROOT,
-          "%-10s CPU ns/serve %s  B/serve %s",
+          "%-10s CPU ns/serve: thread %s, process %s  B/serve %s",
           builds.get(i).name(),
           median(column(f[i], 0), "%.0f"),
+          median(column(f[i], 2), "%.0f"),
           median(column(f[i], 1), "%.0f"));
       if (i > 0) {
         double[] cpu = new double[f[i].length];
+        double[] process = new double[f[i].length];
         double[] bytes = new double[f[i].length];
         for (int r = 0; r < cpu.length; r++) {
           cpu[r] = f[i][r][0] / f[0][r][0];
+          process[r] = f[i][r][2] / f[0][r][2];
           bytes[r] = f[i][r][1] / f[0][r][1];
         }
         System.out.printf(
             Locale.ROOT,
-            "  /%s CPU %s bytes %s",
+            "  /%s CPU: thread %s, process %s  bytes %s",
             builds.get(0).name(),
             median(cpu, "%.3f"),
+            median(process, "%.3f"),
             median(bytes, "%.3f"));
       }
       System.out.println();
@@ -195,21 +210,26 @@ public final class ServeAbTiming {
   }
 
   /**
-   * Readies, then runs, {@code n} of {@code b}'s serves; returns {CPU ns per serve, bytes per
-   * serve}.
+   * Readies, then runs, {@code n} of {@code b}'s serves; returns {this thread's CPU ns per serve,
+   * this thread's bytes per serve, the process's CPU ns per serve}. The process's CPU is there
+   * because the thread's alone would count work a build hands to another thread (a journal writer,
+   * an executor) as saved; it also holds the JIT, the collector and, for {@code proxied}, the fake
+   * upstream, so it is the noisier of the two.
    */
-  private static double[] time(Build b, int n) throws Exception {
+  static double[] time(Build b, int n) throws Exception {
     b.prepare().batch(n);
     Runnable serve = b.serve();
     long id = Thread.currentThread().threadId();
     long bytes0 = THREADS.getThreadAllocatedBytes(id);
+    long process0 = processCpuNanos();
     long cpu0 = THREADS.getCurrentThreadCpuTime();
     for (int i = 0; i < n; i++) {
       serve.run();
     }
     long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
+    long process = processCpuNanos() - process0;
     long bytes = THREADS.getThreadAllocatedBytes(id) - bytes0;
-    return new double[] {(double) cpu / n, (double) bytes / n};
+    return new double[] {(double) cpu / n, (double) bytes / n, (double) process / n};
   }
 
   /**
@@ -221,10 +241,57 @@ public final class ServeAbTiming {
     return HttpServeBenchmark.compilerCpuNanos(ProcessHandle.current().pid());
   }
 
-  /** CPU time of this whole JVM, in ns. */
+  /**
+   * CPU time of this whole JVM, in ns, threads that have ended included: on Linux the process's
+   * CPU-time clock ({@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)}, nanoseconds); elsewhere, or
+   * where that cannot be called, the {@code OperatingSystemMXBean}'s process CPU time, which on
+   * Linux counts clock ticks (10 ms), too coarse for one round's batch of serves.
+   */
   static long processCpuNanos() {
+    if (PROCESS_CLOCK != null) {
+      try (Arena arena = Arena.ofConfined()) {
+        MemorySegment timespec = arena.allocate(16, 8);
+        int rc = (int) PROCESS_CLOCK.invokeExact(CLOCK_PROCESS_CPUTIME_ID, timespec);
+        if (rc == 0) {
+          return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L
+              + timespec.get(ValueLayout.JAVA_LONG, 8);
+        }
+      } catch (Throwable e) {
+        // Not expected once linked; the bean below still answers, only more coarsely.
+      }
+    }
     return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
         .getProcessCpuTime();
+  }
+
+  /** Linux's id of the process CPU-time clock. */
+  private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
+
+  /** {@code int clock_gettime(clockid_t, struct timespec *)} on 64-bit Linux; null elsewhere. */
+  private static final @Nullable MethodHandle PROCESS_CLOCK = processClock();
+
+  private static @Nullable MethodHandle processClock() {
+    if (!System.getProperty("os.name", "").startsWith("Linux")
+        || !System.getProperty("os.arch", "").matches("amd64|x86_64|aarch64")) {
+      return null;
+    }
+    try {
+      Linker linker = Linker.nativeLinker();
+      return linker
+          .defaultLookup()
+          .find("clock_gettime")
+          .map(
+              f ->
+                  linker.downcallHandle(
+                      f,
+                      FunctionDescriptor.of(
+                          ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS)))
+          .orElse(null);
+    } catch (RuntimeException e) {
+      // Native access refused (--enable-native-access without this module, or --illegal-native
+      // -access=deny): the bean's coarser figure instead.
+      return null;
+    }
   }
 
   private static double[] column(double[][] rows, int c) {

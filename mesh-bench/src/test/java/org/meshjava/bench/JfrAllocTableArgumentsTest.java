@@ -78,11 +78,20 @@ class JfrAllocTableArgumentsTest {
 
   /**
    * Waits for {@code p} to end; one that has not within {@code limit} is killed before the test
-   * fails, so a hung script does not outlive the test run (holding its files, and the build's
-   * machine, until someone finds it).
+   * fails, and one still running when the wait is interrupted is killed before the interrupt goes
+   * on, so a hung script does not outlive the test run (holding its files, and the build's machine,
+   * until someone finds it).
    */
   static void awaitEnd(Process p, Duration limit) throws InterruptedException {
-    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+    boolean ended;
+    try {
+      ended = p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      // Interrupted (the run is being stopped): the script is ended too, not left running.
+      p.destroyForcibly();
+      throw e;
+    }
+    if (!ended) {
       p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       throw new AssertionError("the script did not end within " + limit + "; killed");
     }
@@ -135,14 +144,48 @@ class JfrAllocTableArgumentsTest {
   }
 
   @Test
-  void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
-    Process hung;
+  void aRecordingWithOnlyZeroWeights_isOneLineNamingIt_exit1_withSitesToo() throws Exception {
+    String zero =
+        RECORDING
+            .replace("\"weight\":3000", "\"weight\":0")
+            .replace("\"weight\":1000", "\"weight\":0");
+    Ran ran = table(Files.writeString(tmp.resolve("zero.json"), zero), "--sites");
+    assertThat(ran.err())
+        .doesNotContain("Traceback")
+        .contains("zero.json: no mesh-side bytes sampled (2 events, total weight 0)");
+    assertThat(ran.code()).isEqualTo(1);
+  }
+
+  /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */
+  private static Process sleeping() throws IOException {
     try {
-      hung = new ProcessBuilder("sleep", "60").start();
+      return new ProcessBuilder("sleep", "60").start();
     } catch (IOException noSleep) {
       assumeTrue(false, "no sleep command: " + noSleep.getMessage());
       throw noSleep;
     }
+  }
+
+  @Test
+  void aWaitThatIsInterrupted_killsTheScriptBeforeItGoesOn() throws Exception {
+    Process hung = sleeping();
+    try {
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> awaitEnd(hung, Duration.ofSeconds(30)))
+          .isInstanceOf(InterruptedException.class);
+      Thread.interrupted();
+      assertThat(hung.waitFor(5, TimeUnit.SECONDS))
+          .as("the script, once the wait for it was interrupted")
+          .isTrue();
+    } finally {
+      Thread.interrupted();
+      hung.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aScriptThatHangs_isKilledBeforeTheTestFails() throws Exception {
+    Process hung = sleeping();
     try {
       assertThatThrownBy(() -> awaitEnd(hung, Duration.ofMillis(50)))
           .isInstanceOf(AssertionError.class)
