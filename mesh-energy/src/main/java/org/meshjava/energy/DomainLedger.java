@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
@@ -1171,7 +1172,7 @@ final class DomainLedger implements LivenessProbe.Target {
       try {
         channel.recheckAtProbe();
       } catch (RuntimeException e) {
-        LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+        debugOf("energy counter {} could not recheck its set-up", e);
       } finally {
         holderInChannel = null;
       }
@@ -1275,7 +1276,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       channel.probing(running);
     } catch (RuntimeException e) {
-      LOG.debug("energy counter {} could not be told of its probe", channel.name(), e);
+      debugOf("energy counter {} could not be told of its probe", e);
     }
   }
 
@@ -1514,7 +1515,7 @@ final class DomainLedger implements LivenessProbe.Target {
         // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
         // would end the probe of every counter taken with it (all of them at the periodic
         // re-probe), leaving every other counter not live until the next probe.
-        LOG.debug("the probe's read of energy counter {} threw", channel.name(), e);
+        debugOf("the probe's read of energy counter {} threw", e);
         throw new CounterException(
             CounterIssue.READ_FAILED,
             "reading "
@@ -1602,11 +1603,24 @@ final class DomainLedger implements LivenessProbe.Target {
    * own: only the JVM failing passes.
    */
   private void warnOf(String message, Throwable e) {
+    logOf(LOG::warn, message, e);
+  }
+
+  /**
+   * Logs {@code message} at DEBUG as {@link #warnOf} does at WARN: a channel's throwable whose
+   * words throw cost the catch that logs it nothing wherever DEBUG is enabled.
+   */
+  private void debugOf(String message, Throwable e) {
+    logOf(LOG::debug, message, e);
+  }
+
+  /** {@link #warnOf} and {@link #debugOf}, {@code log} being the logger's call at their level. */
+  private void logOf(BiConsumer<String, Object[]> log, String message, Throwable e) {
     try {
-      LOG.warn(message, channel.name(), e);
+      log.accept(message, new Object[] {channel.name(), e});
     } catch (RuntimeException | Error failed) {
       JvmFailure.passIfFailing(failed);
-      LOG.warn(message + ": {}", channel.name(), ThrowableWords.describe(e));
+      log.accept(message + ": {}", new Object[] {channel.name(), ThrowableWords.describe(e)});
     }
   }
 
@@ -1645,7 +1659,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       channel.refused();
     } catch (RuntimeException e) {
-      LOG.debug("energy counter {} could not be told its total was refused", channel.name(), e);
+      debugOf("energy counter {} could not be told its total was refused", e);
     }
     // Refused from a kept earlier total, not the last one: judged before the books move on.
     boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;
