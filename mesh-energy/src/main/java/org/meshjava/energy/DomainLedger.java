@@ -245,7 +245,9 @@ final class DomainLedger implements LivenessProbe.Target {
   private final ConcurrentLinkedQueue<Share> leftUnbooked = new ConcurrentLinkedQueue<>();
   // Not guarded. Disturbances that began, less those that ended, while the books were held.
   private final AtomicInteger disturbancesUnbooked = new AtomicInteger();
-  // Not guarded. The meter closed while the books were held: release at the settle.
+  // Not guarded. The meter's close asked for the release: set before its wait for the books, so
+  // that whoever sees that wait run out sees the close too; released at the settle if the close
+  // could not take them.
   private volatile boolean releaseUnbooked;
   // Not guarded. A probe's end that could not take the books: applied at the settle, the counter
   // unproven whatever the probe saw (endProbeUnproven).
@@ -1360,8 +1362,12 @@ final class DomainLedger implements LivenessProbe.Target {
    * left to their settle (the channel is not thread-safe).
    */
   void release() {
+    // Before the wait, not once it has run out: a read ending between the two (in the JVM failing)
+    // saw the wait run out but no close, and demoted its counter with a WARN awaiting a re-probe
+    // that a closed meter never runs. A settle that sees it while the close still waits releases
+    // the channel then, as the close would.
+    releaseUnbooked = true;
     if (!takeBooks(CLOSING)) {
-      releaseUnbooked = true;
       waitRanOut = true;
       // The holder may have returned, and settled, between this wait running out and the flag:
       // then no settle saw it, and a closed meter may never take the books again, which left the

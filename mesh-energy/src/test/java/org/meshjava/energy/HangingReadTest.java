@@ -561,6 +561,48 @@ class HangingReadTest {
   }
 
   /**
+   * Regression: a read across the meter's close that met the JVM failing (its third Error since its
+   * probe) just as the close gave up waiting for the books, after the wait ran out and before the
+   * close left the release to the settle, demoted the counter with a WARN saying figures fall back
+   * to the estimator until a re-probe proves it live, which a closed meter never runs.
+   */
+  @Test
+  void aReadMeetingTheJvmFailing_asTheMetersCloseGivesUpWaiting_isNotSaidToAwaitAReprobe()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    readsThatThrow.set(2);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
+    }
+    hungReadThrows.set(heapGone);
+    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
+    aReadHangs();
+    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+    AtomicBoolean first = new AtomicBoolean(true);
+    meter
+        .ledger(CPU0)
+        .afterWaitRanOut(
+            () -> {
+              if (first.getAndSet(false)) {
+                try {
+                  theReadReturns();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              }
+            });
+
+    String log = CounterLogLevelsTest.logOf(() -> assertTimeoutPreemptively(NO_HANG, meter::close));
+
+    assertThat(first).as("the close's wait ran out").isFalse();
+    assertThat(passed).as("the JVM failing passes as it is").containsExactly(heapGone);
+    assertThat(log)
+        .doesNotContain("re-probe proves it live")
+        .contains("its meter was closed meanwhile, so it is released and not re-probed");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
    * Regression: a hung read that returned, and settled, just as the meter's close gave up waiting
    * for the books (after its wait ran out, before it left the release to the settle) left the
    * release to a settle no one ran: the channel stayed unreleased for good.
