@@ -736,6 +736,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       throw e;
     } finally {
       long now = clock.nanoTime();
+      // A close that gave up waiting for this probe leaves the release to its end: the verdicts
+      // then grade nothing, and are not said to make figures fall back to the estimator.
+      boolean meterClosed = closed.get();
       for (int i = 0; i < begun.size(); i++) {
         begun
             .get(i)
@@ -743,7 +746,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                 i < verdicts.size()
                     ? verdicts.get(i)
                     : LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + failure),
-                now);
+                now,
+                meterClosed);
       }
       List<DomainLedger> disturbedToEnd;
       synchronized (METERS) {

@@ -252,6 +252,9 @@ final class DomainLedger implements LivenessProbe.Target {
   // Not guarded. A probe's end that could not take the books: applied at the settle, the counter
   // unproven whatever the probe saw (endProbeUnproven).
   private volatile boolean probeEndUnbooked;
+  // Not guarded. The meter was closed while a probe of this counter ran (endProbe): its verdict
+  // grades nothing.
+  private volatile boolean meterClosed;
   // Not guarded. A read of the probe under way gave up waiting for the books: its verdict (not
   // live) is of the books, not the counter, which is then re-probed as after a demotion
   // (endProbeHeld), not left to the periodic re-probe. Cleared as a probe begins and ends.
@@ -1195,6 +1198,19 @@ final class DomainLedger implements LivenessProbe.Target {
    * process disturbed, for as long as a read hangs.
    */
   void endProbe(LivenessVerdict verdict, long nowNanos) {
+    endProbe(verdict, nowNanos, false);
+  }
+
+  /**
+   * {@link #endProbe(LivenessVerdict, long)}, {@code meterClosed} saying whether the counter's
+   * meter was closed while the probe ran (its release left to the probe's end): a counter then
+   * found not live is said to be so at DEBUG, released and not re-probed, not at WARN with figures
+   * falling back to the estimator, since a closed meter grades none.
+   */
+  void endProbe(LivenessVerdict verdict, long nowNanos, boolean meterClosed) {
+    if (meterClosed) {
+      this.meterClosed = true;
+    }
     if (!takeBooks("a probe's end")) {
       probeEndUnbooked = true;
       waitRanOut = true; // after the flag: a settle that cleared it has not seen the flag
@@ -1230,6 +1246,16 @@ final class DomainLedger implements LivenessProbe.Target {
       issue = verdict.issue().orElseThrow();
       updatePeriodNanos = 0;
       probedPeriodNanos = 0;
+      if (meterClosed || released || releaseUnbooked) {
+        detail = detail + "; its meter was closed meanwhile";
+        LOG.debug(
+            "energy counter {} ({}) is not live ({}): {}, so it is released and not re-probed",
+            channel.name(),
+            channel.domain(),
+            issue,
+            detail);
+        return;
+      }
       warnedNotLive = true;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
@@ -1262,7 +1288,7 @@ final class DomainLedger implements LivenessProbe.Target {
     probeEnded(nowNanos);
     updatePeriodNanos = 0;
     probedPeriodNanos = 0;
-    if (released || releaseUnbooked) {
+    if (released || releaseUnbooked || meterClosed) {
       state = CounterState.NOT_LIVE;
       issue = CounterIssue.READ_FAILED;
       detail = facts;

@@ -651,6 +651,33 @@ class HangingReadTest {
   }
 
   /**
+   * Regression: a probe that ended after its meter's close gave up waiting for it, finding its
+   * counter not live, logged a WARN that figures on its domain fall back to the estimator, where
+   * the meter is closed and no figure is made to fall back for.
+   */
+  @Test
+  void aProbeEndingAfterItsMeterClosed_doesNotSayFiguresFallBack() throws Exception {
+    aProbeHangs(meter::probeNow);
+    meter.closeWait(Duration.ofMillis(50));
+    meter.close();
+    cpu.freeze(); // so the probe, once it goes on, finds the counter not live
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              try {
+                theReadReturns();
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              }
+            });
+
+    assertThat(log).doesNotContain("fall back to the estimator");
+    assertThat(meter.counters().getFirst().detail()).contains("its meter was closed");
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
+  }
+
+  /**
    * Regression: a close interrupted while it waited for a probe to end lost the interrupt where a
    * counter's release then threw the JVM failing: thrown on from the releases, it skipped the line
    * that gave the caller back the flag its wait had taken.
