@@ -27,6 +27,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
+import org.meshjava.core.internal.ThrowableWords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -745,7 +746,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
             .endProbe(
                 i < verdicts.size()
                     ? verdicts.get(i)
-                    : LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + failure),
+                    : LivenessVerdict.notLive(
+                        CounterIssue.READ_FAILED,
+                        // The words of a channel's Error that ended the probe (one out of its
+                        // recheck) may throw: here, they skipped every later counter's end.
+                        failure == null
+                            ? "probe failed"
+                            : "probe failed: " + ThrowableWords.describe(failure)),
                 now,
                 meterClosed);
       }
