@@ -188,6 +188,44 @@ class HangingReadTest {
     assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
   }
 
+  /**
+   * Two serves whose reads throw an Error, then a timed read that hangs and, once let go, throws
+   * {@code thrown}: the counter's third Error since its probe, which sets it aside. Returns what
+   * the read's thread let pass.
+   */
+  private List<Throwable> aThirdErrorHangs(Error thrown) throws InterruptedException {
+    readsThatThrow.set(2);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
+    }
+    hungReadThrows.set(thrown);
+    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
+    aReadHangs();
+    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+    return passed;
+  }
+
+  /**
+   * The hung read returns (or throws) as the first wait for the counter's books runs out, before
+   * the one that waited goes on; the flag it returns is cleared once that happened.
+   */
+  private AtomicBoolean theReadReturnsAsAWaitRunsOut() {
+    AtomicBoolean first = new AtomicBoolean(true);
+    meter
+        .ledger(CPU0)
+        .afterWaitRanOut(
+            () -> {
+              if (first.getAndSet(false)) {
+                try {
+                  theReadReturns();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              }
+            });
+    return first;
+  }
+
   /** The hanging read returns; its thread ends. */
   private void theReadReturns() throws InterruptedException {
     readReturns.countDown();
@@ -510,14 +548,7 @@ class HangingReadTest {
   void aMeterClosedWhileAReadHangs_thatThenMeetsTheJvmFailing_quotesIt_notAwaitingAReprobe()
       throws Exception {
     OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
-    readsThatThrow.set(2);
-    for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
-    }
-    hungReadThrows.set(heapGone);
-    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
-    aReadHangs();
-    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+    List<Throwable> passed = aThirdErrorHangs(heapGone);
 
     String log = logOfTheClose_andTheHungReadsEnd(() -> {});
 
@@ -570,27 +601,8 @@ class HangingReadTest {
   void aReadMeetingTheJvmFailing_asTheMetersCloseGivesUpWaiting_isNotSaidToAwaitAReprobe()
       throws Exception {
     OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
-    readsThatThrow.set(2);
-    for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
-    }
-    hungReadThrows.set(heapGone);
-    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
-    aReadHangs();
-    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
-    AtomicBoolean first = new AtomicBoolean(true);
-    meter
-        .ledger(CPU0)
-        .afterWaitRanOut(
-            () -> {
-              if (first.getAndSet(false)) {
-                try {
-                  theReadReturns();
-                } catch (InterruptedException e) {
-                  throw new AssertionError(e);
-                }
-              }
-            });
+    List<Throwable> passed = aThirdErrorHangs(heapGone);
+    AtomicBoolean first = theReadReturnsAsAWaitRunsOut();
 
     String log = CounterLogLevelsTest.logOf(() -> assertTimeoutPreemptively(NO_HANG, meter::close));
 
@@ -610,19 +622,7 @@ class HangingReadTest {
   @Test
   void aReadReturningAsTheMetersCloseGivesUpWaiting_stillHasItsCounterReleased() throws Exception {
     aReadHangs();
-    AtomicBoolean first = new AtomicBoolean(true);
-    meter
-        .ledger(CPU0)
-        .afterWaitRanOut(
-            () -> {
-              if (first.getAndSet(false)) {
-                try {
-                  theReadReturns();
-                } catch (InterruptedException e) {
-                  throw new AssertionError(e);
-                }
-              }
-            });
+    AtomicBoolean first = theReadReturnsAsAWaitRunsOut();
 
     assertTimeoutPreemptively(NO_HANG, meter::close);
 

@@ -21,16 +21,16 @@ class OddThrowableReadTest {
   private final TimedCounter cpu = TimedCounter.rapl(ProbedMeter.CPU0, clock);
   private final List<Runnable> reprobes = new ArrayList<>();
 
-  /** Thrown by the counter's read; asking it what went wrong throws. */
-  private static final class SpeechlessException extends RuntimeException {
+  /** Thrown by the counter's read; asking it what went wrong throws. Shared with other tests. */
+  static final class SpeechlessException extends RuntimeException {
     @Override
     public String getMessage() {
       throw new IllegalStateException("no words");
     }
   }
 
-  /** An Error a driver binding might throw; asking it what went wrong throws. */
-  private static final class SpeechlessError extends LinkageError {
+  /** An Error a driver binding might throw; asking it what went wrong throws. Shared too. */
+  static final class SpeechlessError extends LinkageError {
     @Override
     public String getMessage() {
       throw new IllegalStateException("no words");

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import java.lang.reflect.Field;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.energy.OddThrowableReadTest.SpeechlessError;
+import org.meshjava.energy.OddThrowableReadTest.SpeechlessException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -19,22 +21,6 @@ import org.slf4j.LoggerFactory;
 class UnprintableThrowableAtDebugTest {
   private final FakeClock clock = new FakeClock();
   private final ScriptedChannel counter = new ScriptedChannel(EnergyDomain.cpuPackage(0), 10);
-
-  /** Thrown by the channel; asking it what went wrong throws. */
-  private static final class SpeechlessException extends RuntimeException {
-    @Override
-    public String getMessage() {
-      throw new IllegalStateException("no words");
-    }
-  }
-
-  /** An Error a driver binding might throw; asking it what went wrong throws. */
-  private static final class SpeechlessError extends LinkageError {
-    @Override
-    public String getMessage() {
-      throw new IllegalStateException("no words");
-    }
-  }
 
   /** The scripted counter, its calls other than reads throwing where a test says. */
   private final class Faulty implements EnergyChannel {
