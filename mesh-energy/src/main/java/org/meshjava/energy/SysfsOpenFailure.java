@@ -60,7 +60,7 @@ enum SysfsOpenFailure {
           + " any security policy over it");
 
   /**
-   * The words the JDK adds to the system's own for ELOOP when it opens a file (JDK 17 to 25's
+   * The words the JDK adds to the system's own for ELOOP when it opens a file (checked on JDK 25's
    * {@code UnixException}); English whatever the locale, unlike the system's words before them.
    */
   private static final String LOOP_REASON_TAIL = "or unable to access attributes of symbolic link";
