@@ -27,6 +27,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
+import org.meshjava.core.internal.ThrowableWords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -736,14 +737,24 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       throw e;
     } finally {
       long now = clock.nanoTime();
+      // A close that gave up waiting for this probe leaves the release to its end: the verdicts
+      // then grade nothing, and are not said to make figures fall back to the estimator.
+      boolean meterClosed = closed.get();
       for (int i = 0; i < begun.size(); i++) {
         begun
             .get(i)
             .endProbe(
                 i < verdicts.size()
                     ? verdicts.get(i)
-                    : LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + failure),
-                now);
+                    : LivenessVerdict.notLive(
+                        CounterIssue.READ_FAILED,
+                        // The words of a channel's Error that ended the probe (one out of its
+                        // recheck) may throw: here, they skipped every later counter's end.
+                        failure == null
+                            ? "probe failed"
+                            : "probe failed: " + ThrowableWords.describe(failure)),
+                now,
+                meterClosed);
       }
       List<DomainLedger> disturbedToEnd;
       synchronized (METERS) {

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
@@ -244,11 +245,16 @@ final class DomainLedger implements LivenessProbe.Target {
   private final ConcurrentLinkedQueue<Share> leftUnbooked = new ConcurrentLinkedQueue<>();
   // Not guarded. Disturbances that began, less those that ended, while the books were held.
   private final AtomicInteger disturbancesUnbooked = new AtomicInteger();
-  // Not guarded. The meter closed while the books were held: release at the settle.
+  // Not guarded. The meter's close asked for the release: set before its wait for the books, so
+  // that whoever sees that wait run out sees the close too; released at the settle if the close
+  // could not take them.
   private volatile boolean releaseUnbooked;
   // Not guarded. A probe's end that could not take the books: applied at the settle, the counter
   // unproven whatever the probe saw (endProbeUnproven).
   private volatile boolean probeEndUnbooked;
+  // Not guarded. The meter was closed while a probe of this counter ran (endProbe): its verdict
+  // grades nothing.
+  private volatile boolean meterClosed;
   // Not guarded. A read of the probe under way gave up waiting for the books: its verdict (not
   // live) is of the books, not the counter, which is then re-probed as after a demotion
   // (endProbeHeld), not left to the periodic re-probe. Cleared as a probe begins and ends.
@@ -1171,7 +1177,7 @@ final class DomainLedger implements LivenessProbe.Target {
       try {
         channel.recheckAtProbe();
       } catch (RuntimeException e) {
-        LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+        debugOf("energy counter {} could not recheck its set-up", e);
       } finally {
         holderInChannel = null;
       }
@@ -1192,6 +1198,19 @@ final class DomainLedger implements LivenessProbe.Target {
    * process disturbed, for as long as a read hangs.
    */
   void endProbe(LivenessVerdict verdict, long nowNanos) {
+    endProbe(verdict, nowNanos, false);
+  }
+
+  /**
+   * {@link #endProbe(LivenessVerdict, long)}, {@code meterClosed} saying whether the counter's
+   * meter was closed while the probe ran (its release left to the probe's end): a counter then
+   * found not live is said to be so at DEBUG, released and not re-probed, not at WARN with figures
+   * falling back to the estimator, since a closed meter grades none.
+   */
+  void endProbe(LivenessVerdict verdict, long nowNanos, boolean meterClosed) {
+    if (meterClosed) {
+      this.meterClosed = true;
+    }
     if (!takeBooks("a probe's end")) {
       probeEndUnbooked = true;
       waitRanOut = true; // after the flag: a settle that cleared it has not seen the flag
@@ -1227,6 +1246,16 @@ final class DomainLedger implements LivenessProbe.Target {
       issue = verdict.issue().orElseThrow();
       updatePeriodNanos = 0;
       probedPeriodNanos = 0;
+      if (meterClosed || released || releaseUnbooked) {
+        detail = detail + "; its meter was closed meanwhile";
+        LOG.debug(
+            "energy counter {} ({}) is not live ({}): {}, so it is released and not re-probed",
+            channel.name(),
+            channel.domain(),
+            issue,
+            detail);
+        return;
+      }
       warnedNotLive = true;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
@@ -1259,7 +1288,7 @@ final class DomainLedger implements LivenessProbe.Target {
     probeEnded(nowNanos);
     updatePeriodNanos = 0;
     probedPeriodNanos = 0;
-    if (released || releaseUnbooked) {
+    if (released || releaseUnbooked || meterClosed) {
       state = CounterState.NOT_LIVE;
       issue = CounterIssue.READ_FAILED;
       detail = facts;
@@ -1275,7 +1304,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       channel.probing(running);
     } catch (RuntimeException e) {
-      LOG.debug("energy counter {} could not be told of its probe", channel.name(), e);
+      debugOf("energy counter {} could not be told of its probe", e);
     }
   }
 
@@ -1359,8 +1388,12 @@ final class DomainLedger implements LivenessProbe.Target {
    * left to their settle (the channel is not thread-safe).
    */
   void release() {
+    // Before the wait, not once it has run out: a read ending between the two (in the JVM failing)
+    // saw the wait run out but no close, and demoted its counter with a WARN awaiting a re-probe
+    // that a closed meter never runs. A settle that sees it while the close still waits releases
+    // the channel then, as the close would.
+    releaseUnbooked = true;
     if (!takeBooks(CLOSING)) {
-      releaseUnbooked = true;
       waitRanOut = true;
       // The holder may have returned, and settled, between this wait running out and the flag:
       // then no settle saw it, and a closed meter may never take the books again, which left the
@@ -1514,7 +1547,7 @@ final class DomainLedger implements LivenessProbe.Target {
         // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
         // would end the probe of every counter taken with it (all of them at the periodic
         // re-probe), leaving every other counter not live until the next probe.
-        LOG.debug("the probe's read of energy counter {} threw", channel.name(), e);
+        debugOf("the probe's read of energy counter {} threw", e);
         throw new CounterException(
             CounterIssue.READ_FAILED,
             "reading "
@@ -1602,11 +1635,24 @@ final class DomainLedger implements LivenessProbe.Target {
    * own: only the JVM failing passes.
    */
   private void warnOf(String message, Throwable e) {
+    logOf(LOG::warn, message, e);
+  }
+
+  /**
+   * Logs {@code message} at DEBUG as {@link #warnOf} does at WARN: a channel's throwable whose
+   * words throw cost the catch that logs it nothing wherever DEBUG is enabled.
+   */
+  private void debugOf(String message, Throwable e) {
+    logOf(LOG::debug, message, e);
+  }
+
+  /** {@link #warnOf} and {@link #debugOf}, {@code log} being the logger's call at their level. */
+  private void logOf(BiConsumer<String, Object[]> log, String message, Throwable e) {
     try {
-      LOG.warn(message, channel.name(), e);
+      log.accept(message, new Object[] {channel.name(), e});
     } catch (RuntimeException | Error failed) {
       JvmFailure.passIfFailing(failed);
-      LOG.warn(message + ": {}", channel.name(), ThrowableWords.describe(e));
+      log.accept(message + ": {}", new Object[] {channel.name(), ThrowableWords.describe(e)});
     }
   }
 
@@ -1645,7 +1691,7 @@ final class DomainLedger implements LivenessProbe.Target {
     try {
       channel.refused();
     } catch (RuntimeException e) {
-      LOG.debug("energy counter {} could not be told its total was refused", channel.name(), e);
+      debugOf("energy counter {} could not be told its total was refused", e);
     }
     // Refused from a kept earlier total, not the last one: judged before the books move on.
     boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;

@@ -221,6 +221,7 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   static Optional<String> unreadableAdvice(List<CounterStatus> refused) {
     List<String> zones = new ArrayList<>();
     List<String> otherFile = new ArrayList<>();
+    List<String> notByPermissions = new ArrayList<>();
     for (CounterStatus s : refused) {
       if (s.counter().startsWith("rapl")
           && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
@@ -233,6 +234,10 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
           otherFile.add(s.counter() + " (" + RaplDiscovery.MAX_ENERGY_RANGE_UJ + ")");
         } else if (s.detail().startsWith(RaplDiscovery.NAME_UNREAD)) {
           otherFile.add(s.counter() + " (name)");
+        } else if (s.detail().startsWith(SysfsOpenFailure.CANNOT_OPEN)) {
+          // energy_uj refused by something other than its permissions (a security policy's
+          // EPERM, a failure the JDK gives no type for): the udev rule below would not help.
+          notByPermissions.add(s.counter());
         } else {
           zones.add(s.counter());
         }
@@ -256,6 +261,16 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
               + " exist but this process may not read the file named, which every user may read on"
               + " a stock kernel, so their figures are graded Estimator: check how /sys is mounted"
               + " into this process and any security policy (SELinux, AppArmor) over it.");
+    }
+    if (!notByPermissions.isEmpty()) {
+      lines.add(
+          "RAPL energy counters "
+              + notByPermissions
+              + " exist but their energy_uj could not be opened, and not because of its"
+              + " permissions (each counter's status says why), so their figures are graded"
+              + " Estimator; granting read access will not help: check any security policy over"
+              + " /sys (a seccomp filter, SELinux, AppArmor, kernel lockdown) and how /sys is"
+              + " mounted into this process.");
     }
     return lines.isEmpty() ? Optional.empty() : Optional.of(String.join(" ", lines));
   }

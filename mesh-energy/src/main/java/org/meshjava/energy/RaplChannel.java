@@ -284,9 +284,10 @@ final class RaplChannel extends NamedChannel {
   /**
    * Reads {@code energy_uj} as a number of µJ.
    *
-   * @throws CounterException {@link CounterIssue#NOT_PRESENT} if the file does not exist, {@link
-   *     CounterIssue#UNREADABLE} if it cannot be opened otherwise (denied), {@link
-   *     CounterIssue#READ_FAILED} if it opened and its read failed or holds no number
+   * @throws CounterException {@link CounterIssue#NOT_PRESENT} if the file does not exist or its
+   *     path leads to none, {@link CounterIssue#UNREADABLE} if it cannot be opened otherwise
+   *     (denied, refused by a policy; {@link SysfsOpenFailure}), {@link CounterIssue#READ_FAILED}
+   *     if it opened and its read failed or holds no number
    */
   long readRaw() throws CounterException {
     String text;
@@ -308,12 +309,14 @@ final class RaplChannel extends NamedChannel {
           energyFile + " does not exist: this zone publishes no energy counter to read",
           e);
     } catch (FileSystemException e) {
-      throw new CounterException(
-          CounterIssue.UNREADABLE, "cannot read " + energyFile + ": " + e, e);
+      // A symbolic link loop, a file where a folder should be, a security policy's refusal: the
+      // advice on granting read access that UNREADABLE brings at discovery helps none of them.
+      SysfsOpenFailure failure = SysfsOpenFailure.of(e);
+      throw new CounterException(failure.issue(), failure.detail(energyFile, e), e);
     } catch (IOException e) {
       // The file opened and its read failed: the driver's answer for this read (EIO where the
       // register read failed, EAGAIN, EBUSY), which a later read may not give. A failure to open
-      // is a FileSystemException (denied, missing) and stays UNREADABLE or NOT_PRESENT.
+      // is a FileSystemException (denied, missing, ...) and never READ_FAILED.
       throw new CounterException(
           CounterIssue.READ_FAILED, "reading " + energyFile + " failed: " + e, e);
     }

@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -502,34 +503,43 @@ final class RaplDiscovery {
   /**
    * Reads a zone's {@code name} file.
    *
-   * @throws CounterException {@link CounterIssue#UNREADABLE} if it cannot be opened (denied,
-   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed
+   * @throws CounterException as {@link #zoneFile} says
    */
   private static String nameOf(Path file, SysfsReader reader) throws CounterException {
-    try {
-      return reader.read(file);
-    } catch (FileSystemException e) {
-      throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + file + ": " + e, e);
-    } catch (IOException e) {
-      throw new CounterException(CounterIssue.READ_FAILED, "reading " + file + " failed: " + e, e);
-    }
+    return zoneFile(file, file.toString(), reader);
   }
 
   /**
-   * The text of {@code zone}'s {@code max_energy_range_uj}. A file that cannot be opened (denied,
-   * missing) is UNREADABLE, named as the file it is: the read access discovery's advice grants is
-   * energy_uj's, and this file is readable by every user on a stock kernel. A read that failed once
-   * open (EIO) is the driver's answer of the moment, READ_FAILED as for energy_uj, and tried again.
+   * The text of {@code zone}'s {@code max_energy_range_uj}.
+   *
+   * @throws CounterException as {@link #zoneFile} says
    */
   private static String rangeText(Path zone, SysfsReader reader) throws CounterException {
+    return zoneFile(zone.resolve(MAX_ENERGY_RANGE_UJ), MAX_ENERGY_RANGE_UJ, reader);
+  }
+
+  /**
+   * The text of a zone's file other than {@code energy_uj} ({@code name}, {@code
+   * max_energy_range_uj}), {@code said} as its status names it. Reported as {@code energy_uj} would
+   * be (§3.3): a file that is not there, or a path that leads to none, is NOT_PRESENT; one denied
+   * is UNREADABLE, named as the file it is, since the read access discovery's advice grants is
+   * energy_uj's and this file is readable by every user on a stock kernel; any other failure to
+   * open is named by what it is ({@link SysfsOpenFailure}). A read that failed once open (EIO) is
+   * the driver's answer of the moment, READ_FAILED as for energy_uj, and tried again.
+   *
+   * @throws CounterException with the issue and words above
+   */
+  private static String zoneFile(Path file, String said, SysfsReader reader)
+      throws CounterException {
     try {
-      return reader.read(zone.resolve(MAX_ENERGY_RANGE_UJ));
+      return reader.read(file);
+    } catch (AccessDeniedException e) {
+      throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + said + ": " + e, e);
     } catch (FileSystemException e) {
-      throw new CounterException(
-          CounterIssue.UNREADABLE, "cannot read " + MAX_ENERGY_RANGE_UJ + ": " + e, e);
+      SysfsOpenFailure failure = SysfsOpenFailure.of(e);
+      throw new CounterException(failure.issue(), failure.detail(file, e), e);
     } catch (IOException e) {
-      throw new CounterException(
-          CounterIssue.READ_FAILED, "reading " + MAX_ENERGY_RANGE_UJ + " failed: " + e, e);
+      throw new CounterException(CounterIssue.READ_FAILED, "reading " + said + " failed: " + e, e);
     }
   }
 

@@ -188,6 +188,44 @@ class HangingReadTest {
     assertThat(readHanging.await(10, TimeUnit.SECONDS)).as("the probe began").isTrue();
   }
 
+  /**
+   * Two serves whose reads throw an Error, then a timed read that hangs and, once let go, throws
+   * {@code thrown}: the counter's third Error since its probe, which sets it aside. Returns what
+   * the read's thread let pass.
+   */
+  private List<Throwable> aThirdErrorHangs(Error thrown) throws InterruptedException {
+    readsThatThrow.set(2);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
+    }
+    hungReadThrows.set(thrown);
+    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
+    aReadHangs();
+    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+    return passed;
+  }
+
+  /**
+   * The hung read returns (or throws) as the first wait for the counter's books runs out, before
+   * the one that waited goes on; the flag it returns is cleared once that happened.
+   */
+  private AtomicBoolean theReadReturnsAsAWaitRunsOut() {
+    AtomicBoolean first = new AtomicBoolean(true);
+    meter
+        .ledger(CPU0)
+        .afterWaitRanOut(
+            () -> {
+              if (first.getAndSet(false)) {
+                try {
+                  theReadReturns();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              }
+            });
+    return first;
+  }
+
   /** The hanging read returns; its thread ends. */
   private void theReadReturns() throws InterruptedException {
     readReturns.countDown();
@@ -510,14 +548,7 @@ class HangingReadTest {
   void aMeterClosedWhileAReadHangs_thatThenMeetsTheJvmFailing_quotesIt_notAwaitingAReprobe()
       throws Exception {
     OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
-    readsThatThrow.set(2);
-    for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(this::serve).isInstanceOf(LinkageError.class);
-    }
-    hungReadThrows.set(heapGone);
-    List<Throwable> passed = Collections.synchronizedList(new ArrayList<>());
-    aReadHangs();
-    holder.setUncaughtExceptionHandler((t, e) -> passed.add(e));
+    List<Throwable> passed = aThirdErrorHangs(heapGone);
 
     String log = logOfTheClose_andTheHungReadsEnd(() -> {});
 
@@ -561,6 +592,29 @@ class HangingReadTest {
   }
 
   /**
+   * Regression: a read across the meter's close that met the JVM failing (its third Error since its
+   * probe) just as the close gave up waiting for the books, after the wait ran out and before the
+   * close left the release to the settle, demoted the counter with a WARN saying figures fall back
+   * to the estimator until a re-probe proves it live, which a closed meter never runs.
+   */
+  @Test
+  void aReadMeetingTheJvmFailing_asTheMetersCloseGivesUpWaiting_isNotSaidToAwaitAReprobe()
+      throws Exception {
+    OutOfMemoryError heapGone = new OutOfMemoryError("Java heap space");
+    List<Throwable> passed = aThirdErrorHangs(heapGone);
+    AtomicBoolean first = theReadReturnsAsAWaitRunsOut();
+
+    String log = CounterLogLevelsTest.logOf(() -> assertTimeoutPreemptively(NO_HANG, meter::close));
+
+    assertThat(first).as("the close's wait ran out").isFalse();
+    assertThat(passed).as("the JVM failing passes as it is").containsExactly(heapGone);
+    assertThat(log)
+        .doesNotContain("re-probe proves it live")
+        .contains("its meter was closed meanwhile, so it is released and not re-probed");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
    * Regression: a hung read that returned, and settled, just as the meter's close gave up waiting
    * for the books (after its wait ran out, before it left the release to the settle) left the
    * release to a settle no one ran: the channel stayed unreleased for good.
@@ -568,19 +622,7 @@ class HangingReadTest {
   @Test
   void aReadReturningAsTheMetersCloseGivesUpWaiting_stillHasItsCounterReleased() throws Exception {
     aReadHangs();
-    AtomicBoolean first = new AtomicBoolean(true);
-    meter
-        .ledger(CPU0)
-        .afterWaitRanOut(
-            () -> {
-              if (first.getAndSet(false)) {
-                try {
-                  theReadReturns();
-                } catch (InterruptedException e) {
-                  throw new AssertionError(e);
-                }
-              }
-            });
+    AtomicBoolean first = theReadReturnsAsAWaitRunsOut();
 
     assertTimeoutPreemptively(NO_HANG, meter::close);
 
@@ -606,6 +648,33 @@ class HangingReadTest {
     theReadReturns();
     assertThat(releases).as("released once, as the probe ended").hasValue(1);
     assertThat(interruptKept).as("the interrupt kept for the caller").isTrue();
+  }
+
+  /**
+   * Regression: a probe that ended after its meter's close gave up waiting for it, finding its
+   * counter not live, logged a WARN that figures on its domain fall back to the estimator, where
+   * the meter is closed and no figure is made to fall back for.
+   */
+  @Test
+  void aProbeEndingAfterItsMeterClosed_doesNotSayFiguresFallBack() throws Exception {
+    aProbeHangs(meter::probeNow);
+    meter.closeWait(Duration.ofMillis(50));
+    meter.close();
+    cpu.freeze(); // so the probe, once it goes on, finds the counter not live
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              try {
+                theReadReturns();
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              }
+            });
+
+    assertThat(log).doesNotContain("fall back to the estimator");
+    assertThat(meter.counters().getFirst().detail()).contains("its meter was closed");
+    assertThat(releases).as("released once, as the probe ended").hasValue(1);
   }
 
   /**

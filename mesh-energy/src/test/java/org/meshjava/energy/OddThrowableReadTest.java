@@ -1,10 +1,12 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Provenance;
 
@@ -19,16 +21,16 @@ class OddThrowableReadTest {
   private final TimedCounter cpu = TimedCounter.rapl(ProbedMeter.CPU0, clock);
   private final List<Runnable> reprobes = new ArrayList<>();
 
-  /** Thrown by the counter's read; asking it what went wrong throws. */
-  private static final class SpeechlessException extends RuntimeException {
+  /** Thrown by the counter's read; asking it what went wrong throws. Shared with other tests. */
+  static final class SpeechlessException extends RuntimeException {
     @Override
     public String getMessage() {
       throw new IllegalStateException("no words");
     }
   }
 
-  /** An Error a driver binding might throw; asking it what went wrong throws. */
-  private static final class SpeechlessError extends LinkageError {
+  /** An Error a driver binding might throw; asking it what went wrong throws. Shared too. */
+  static final class SpeechlessError extends LinkageError {
     @Override
     public String getMessage() {
       throw new IllegalStateException("no words");
@@ -60,6 +62,37 @@ class OddThrowableReadTest {
       assertThat(both.inB().close(1).provenance())
           .as("its books missed the other window's leave")
           .isEqualTo(Provenance.Estimator);
+    }
+  }
+
+  /**
+   * Regression: an Error whose words throw, out of a counter's recheck at a probe's start, ended
+   * the probe, and the probe's end built the counter's verdict from those words: their throw left
+   * the finally that ends every disturbance, so the probe stayed registered and every window of the
+   * process was disturbed for good, and it replaced the Error thrown to the caller.
+   */
+  @Test
+  void aProbeEndedByAnErrorWhoseWordsThrow_throwsThatError_andEndsItsDisturbance() {
+    AtomicBoolean recheckThrows = new AtomicBoolean();
+    EnergyChannel channel =
+        new ForwardingChannel(cpu) {
+          @Override
+          public void recheckAtProbe() {
+            if (recheckThrows.getAndSet(false)) {
+              throw new SpeechlessError();
+            }
+          }
+        };
+    try (CounterMeter meter =
+        clock.watch(ProbedMeter.overPackageZero(channel, clock, reprobes::add))) {
+      recheckThrows.set(true);
+
+      assertThatThrownBy(meter::probeNow).isInstanceOf(SpeechlessError.class);
+
+      meter.probeNow();
+      assertThat(ProbedMeter.serveAlone(meter, clock))
+          .as("no probe left disturbing the domain")
+          .isEqualTo(Provenance.HwShunt);
     }
   }
 

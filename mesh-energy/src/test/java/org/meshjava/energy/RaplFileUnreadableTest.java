@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -161,5 +162,105 @@ class RaplFileUnreadableTest {
                     .contains("[rapl:intel-rapl:0]")
                     .contains("CVE-2020-8694")
                     .contains("grant read access"));
+  }
+
+  /**
+   * Regression: an {@code energy_uj} behind a symbolic link loop (ELOOP) was UNREADABLE, and
+   * discovery's WARN told the operator to grant read access to a file no path reaches.
+   */
+  @Test
+  void anEnergyUjBehindALinkLoop_isNamedALoop_withoutAccessAdvice() throws IOException {
+    Path energy = zone("intel-rapl:0", "package-0").resolve("energy_uj");
+    Files.delete(energy);
+    Files.createSymbolicLink(energy, energy.getFileName());
+
+    notPresentWithoutAdvice(
+        discover(SysfsReader.FILES), "rapl:intel-rapl:0", "symbolic link on its path loops");
+  }
+
+  /**
+   * Checks that {@code found} reports {@code counter} once, {@link CounterIssue#NOT_PRESENT} in
+   * {@code words}, and gives no advice on access.
+   */
+  private static void notPresentWithoutAdvice(MeterDiscovery found, String counter, String words) {
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals(counter))
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT);
+              assertThat(s.detail()).contains(words);
+            });
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+
+  /**
+   * Regression: a zone entry that is a file where the kernel has a folder (ENOTDIR reading its
+   * name) was UNREADABLE, with advice on read access that cannot make it a folder.
+   */
+  @Test
+  void aZoneThatIsNotAFolder_isNotPresent_withoutAccessAdvice() throws IOException {
+    zone("intel-rapl:0", "package-0");
+    Files.writeString(root.resolve("intel-rapl:0:0"), "not a zone\n");
+
+    notPresentWithoutAdvice(
+        discover(SysfsReader.FILES), "rapl:intel-rapl:0:0", "should be a folder is not one");
+  }
+
+  /**
+   * Regression: an {@code energy_uj} whose opening a security policy refused (EPERM, which file
+   * permissions never answer) got the advice to grant read access with a udev rule.
+   */
+  @Test
+  void anEnergyUjRefusedByAPolicy_isUnreadable_withPolicyAdvice_notTheUdevRule()
+      throws IOException {
+    Path energy = zone("intel-rapl:0", "package-0").resolve("energy_uj");
+
+    MeterDiscovery found =
+        discover(
+            file -> {
+              if (file.equals(energy)) {
+                throw new FileSystemException(file.toString(), null, "Operation not permitted");
+              }
+              return SysfsReader.FILES.read(file);
+            });
+
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
+              assertThat(s.detail()).contains("EPERM").contains("security policy");
+            });
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .hasValueSatisfying(
+            advice ->
+                assertThat(advice)
+                    .contains("[rapl:intel-rapl:0]")
+                    .contains("not because of its permissions")
+                    .doesNotContain("CVE-2020-8694")
+                    .doesNotContain("udev"));
+  }
+
+  /**
+   * Regression: a zone without {@code max_energy_range_uj}, or without a {@code name}, was
+   * UNREADABLE ("may not read"), while one without {@code energy_uj} is NOT_PRESENT: no access
+   * makes a file exist.
+   */
+  @Test
+  void aZoneWithoutItsRangeOrName_isNotPresent_withoutAccessAdvice() throws IOException {
+    Files.delete(zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj"));
+    Files.delete(zone("intel-rapl:1", "package-1").resolve("name"));
+
+    MeterDiscovery found = discover(SysfsReader.FILES);
+
+    assertThat(found.counters())
+        .hasSize(2)
+        .allSatisfy(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT);
+              assertThat(s.detail()).contains("does not exist");
+            });
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
   }
 }

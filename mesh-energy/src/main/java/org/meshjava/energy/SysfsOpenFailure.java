@@ -1,0 +1,121 @@
+package org.meshjava.energy;
+
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+
+/**
+ * Why a powercap file could not be opened, and what its counter is then reported as (§3.3).
+ * Discovery's advice on granting read access (a udev rule, energy_uj root-only since CVE-2020-8694)
+ * helps only where the file's permissions refused it ({@link #DENIED}); a file that is not there, a
+ * path that leads to no file and a refusal by a security policy each need another remedy, and each
+ * is named as what it is. Stateless.
+ *
+ * <p>The exception's type tells the kind where the JDK gives one ({@link AccessDeniedException} for
+ * EACCES, {@link NoSuchFileException} for ENOENT, {@link NotDirectoryException} for ENOTDIR when a
+ * folder is listed, {@link FileSystemLoopException} from a file tree walk). Opening a file gives a
+ * plain {@link FileSystemException} for ELOOP, ENOTDIR and EPERM, whose reason is then the only
+ * source: for ELOOP the JDK appends words of its own to the system's, which stay English whatever
+ * the locale; for ENOTDIR and EPERM the reason is the C library's {@code strerror} alone, so under
+ * a locale that translates it they fall to {@link #OTHER}, which still keeps the access advice
+ * away.
+ */
+enum SysfsOpenFailure {
+  /** The file's permissions refuse this process (EACCES): the one case granting access helps. */
+  DENIED(CounterIssue.UNREADABLE, "this process may not read it"),
+  /**
+   * Refused with EPERM, which file permissions never answer to an open for reading (they answer
+   * EACCES): a security policy (a seccomp filter, an LSM, kernel lockdown) refuses it.
+   */
+  NOT_PERMITTED(
+      CounterIssue.UNREADABLE,
+      "opening it is not permitted (EPERM), which is a security policy's refusal (a seccomp"
+          + " filter, SELinux, AppArmor, kernel lockdown), not the file's permissions: granting read"
+          + " access will not help; check the policy this process runs under"),
+  /** The file is not there. */
+  MISSING(CounterIssue.NOT_PRESENT, "it does not exist"),
+  /** A symbolic link on the path leads back to itself: the path names no file at all. */
+  LINK_LOOP(
+      CounterIssue.NOT_PRESENT,
+      "a symbolic link on its path loops (ELOOP), so it names no file: the powercap root given to"
+          + " discovery, or /sys as mounted into this process, is not the kernel's tree; no"
+          + " access can help, point discovery at /sys/class/powercap or fix the mount"),
+  /** A part of the path that should be a folder is a file: no powercap zone is there. */
+  NOT_A_FOLDER(
+      CounterIssue.NOT_PRESENT,
+      "a part of its path that should be a folder is not one (ENOTDIR), so no powercap zone is"
+          + " there: the powercap root given to discovery, or /sys as mounted into this process, is"
+          + " not the kernel's tree; no access can help"),
+  /**
+   * Any other failure to open (a reason the JDK gives only as translated text, a device gone): not
+   * the file's permissions as far as can be told, so not given the access advice.
+   */
+  OTHER(
+      CounterIssue.UNREADABLE,
+      "it cannot be opened, and not because of its permissions as far as this process can tell:"
+          + " granting read access may not help; check how /sys is mounted into this process and"
+          + " any security policy over it");
+
+  /**
+   * The words the JDK adds to the system's own for ELOOP when it opens a file (checked on JDK 25's
+   * {@code UnixException}); English whatever the locale, unlike the system's words before them.
+   */
+  private static final String LOOP_REASON_TAIL = "or unable to access attributes of symbolic link";
+
+  /** The C library's words for ENOTDIR on an English locale; only where no type tells. */
+  private static final String NOT_A_DIRECTORY_REASON = "Not a directory";
+
+  /** The C library's words for EPERM on an English locale; no JDK type tells it. */
+  private static final String NOT_PERMITTED_REASON = "Operation not permitted";
+
+  /** How the detail of every failure but {@link #DENIED} of {@code energy_uj} begins. */
+  static final String CANNOT_OPEN = "cannot open ";
+
+  private final CounterIssue issue;
+  private final String why;
+
+  SysfsOpenFailure(CounterIssue issue, String why) {
+    this.issue = issue;
+    this.why = why;
+  }
+
+  /** What {@code e}, thrown opening a powercap file or listing a folder, says happened. */
+  static SysfsOpenFailure of(FileSystemException e) {
+    if (e instanceof AccessDeniedException) {
+      return DENIED;
+    }
+    if (e instanceof NoSuchFileException) {
+      return MISSING;
+    }
+    if (e instanceof NotDirectoryException) {
+      return NOT_A_FOLDER;
+    }
+    if (e instanceof FileSystemLoopException) {
+      return LINK_LOOP;
+    }
+    String reason = e.getReason();
+    if (reason == null) {
+      return OTHER;
+    }
+    if (reason.endsWith(LOOP_REASON_TAIL)) {
+      return LINK_LOOP;
+    }
+    if (reason.equals(NOT_A_DIRECTORY_REASON)) {
+      return NOT_A_FOLDER;
+    }
+    return reason.equals(NOT_PERMITTED_REASON) ? NOT_PERMITTED : OTHER;
+  }
+
+  /** The reason code a counter whose file failed so is reported with. */
+  CounterIssue issue() {
+    return issue;
+  }
+
+  /** The status detail for {@code file}, failed so with {@code e}: what happened and what helps. */
+  String detail(Path file, FileSystemException e) {
+    return CANNOT_OPEN + file + ": " + why + " (" + e + ")";
+  }
+}
