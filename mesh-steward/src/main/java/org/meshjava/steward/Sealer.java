@@ -137,7 +137,8 @@ final class Sealer {
     // debited, never a trace past the serve.
     String recipe =
         EngineAnswer.of(
-            RoutedBackend.of(route, heldFaults), "name its recipe", () -> engine.recipe().name());
+                RoutedBackend.of(route, heldFaults), "name its recipe", engine::recipe)
+            .name();
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
