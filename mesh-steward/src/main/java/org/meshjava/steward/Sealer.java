@@ -11,6 +11,8 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
@@ -136,8 +138,7 @@ final class Sealer {
     // The engine's code, as its work is: refused as the backend failing, with what was metered
     // debited, never a trace past the serve.
     String recipe =
-        EngineAnswer.of(
-                RoutedBackend.of(route, heldFaults), "name its recipe", engine::recipe)
+        EngineAnswer.of(RoutedBackend.of(route, heldFaults), "name its recipe", engine::recipe)
             .name();
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
@@ -190,9 +191,29 @@ final class Sealer {
           "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
           e);
     }
-    logKeeper.afterSeal();
-    snapshotter.ifPresent(Snapshotter::maybe);
+    afterDurable("the transparency log's checkpoint cadence", logKeeper::afterSeal);
+    snapshotter.ifPresent(
+        snapshots -> afterDurable("queuing a journal snapshot", snapshots::maybe));
     return sealed;
+  }
+
+  /**
+   * Runs {@code step}, one taken once the receipt is journalled durably. The receipt is then the
+   * serve's: a refusal from here would tell the caller nothing was sealed while the journal holds
+   * it, and a resend would be served and charged again. What such a step does (a checkpoint, a
+   * snapshot) is an optimisation a later seal or restart makes up, so whatever it throws is warned
+   * of and the receipt handed out; only the JVM failing passes ({@link JvmFailure}).
+   */
+  private static void afterDurable(String step, Runnable run) {
+    try {
+      run.run();
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      LOG.warn(
+          "{} failed after a receipt was journalled; the receipt is handed out: {}",
+          step,
+          ThrowableWords.describe(e));
+    }
   }
 
   /**
