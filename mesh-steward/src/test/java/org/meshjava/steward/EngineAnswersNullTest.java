@@ -10,13 +10,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Fidelity;
-import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenAccounting;
-import org.meshjava.core.TokenSequence;
-import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.GrantChain;
 
@@ -32,13 +29,15 @@ class EngineAnswersNullTest {
   private final GrantFixture f = new GrantFixture();
 
   /** The reference engine "ref", whose answer to {@code which} is null. */
-  private static final class AnswersNull extends ForwardingEngine {
+  private static final class AnswersNull extends EncodeReplaced {
     private final String which;
     private final java.util.concurrent.atomic.AtomicInteger weightsAsked =
         new java.util.concurrent.atomic.AtomicInteger();
 
     AnswersNull(String which) {
-      super(GrantFixture.ref());
+      super(
+          (real, bytes) -> which.equals("encode") ? null : real.encode(bytes),
+          (real, output) -> which.equals("decode") ? null : real.decode(output));
       this.which = which;
     }
 
@@ -67,27 +66,6 @@ class EngineAnswersNullTest {
     @Override
     public @org.jspecify.annotations.Nullable Recipe recipe() {
       return which.equals("recipe") ? null : super.recipe();
-    }
-
-    @Override
-    public Tokenizer tokenizer() {
-      Tokenizer real = super.tokenizer();
-      return new Tokenizer() {
-        @Override
-        public String name() {
-          return real.name();
-        }
-
-        @Override
-        public @org.jspecify.annotations.Nullable TokenSequence encode(byte[] promptText) {
-          return which.equals("encode") ? null : real.encode(promptText);
-        }
-
-        @Override
-        public @org.jspecify.annotations.Nullable String decode(TokenSequence output) {
-          return which.equals("decode") ? null : real.decode(output);
-        }
-      };
     }
   }
 

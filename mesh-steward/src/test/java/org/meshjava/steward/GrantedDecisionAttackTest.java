@@ -183,18 +183,7 @@ class GrantedDecisionAttackTest {
     ClaimsEngine slow =
         decider(
             d -> {
-              boolean interrupted = false;
-              while (true) {
-                try {
-                  release.await();
-                  break;
-                } catch (InterruptedException e) {
-                  interrupted = true;
-                }
-              }
-              if (interrupted) {
-                Thread.currentThread().interrupt();
-              }
+              HungEngine.awaitThroughInterrupts(release);
               return d;
             });
     GrantChain chain = f.chain(BUDGET);
@@ -220,7 +209,8 @@ class GrantedDecisionAttackTest {
 
   /**
    * Decisions and generations served at once on one grant: each sealed once, at its own sequence,
-   * and the grant debited exactly what the receipts say, in sum.
+   * each decision's {@code uj_per_decision} its energy over its questions, and the grant debited
+   * exactly what the receipts say, in sum.
    */
   @Test
   void decisionsAndGenerationsAtOnceOnOneGrant_areEachDebitedOnce() throws Exception {
@@ -258,7 +248,13 @@ class GrantedDecisionAttackTest {
         ServeResult result = r.get();
         spent += result.receipt().energy().uj();
         sequences.add(result.receipt().sequence());
-        decisions += result.receipt().decision().isPresent() ? 1 : 0;
+        if (result.receipt().decision().isPresent()) {
+          decisions++;
+          assertThat(result.receipt().ujPerDecision())
+              .hasValue(result.receipt().energy().uj() / DecisionServeTest.QUESTIONS.size());
+        } else {
+          assertThat(result.receipt().ujPerDecision()).isEmpty();
+        }
       }
 
       assertThat(sequences).hasSize(2 * each);

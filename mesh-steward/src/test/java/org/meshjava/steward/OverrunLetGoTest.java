@@ -43,21 +43,6 @@ class OverrunLetGoTest {
     }
   }
 
-  /** A meter's exception whose words are its code too, and throw. */
-  private static final class Wordless extends IllegalStateException {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public String getMessage() {
-      throw new IllegalStateException("no words");
-    }
-
-    @Override
-    public String toString() {
-      throw new IllegalStateException("no words");
-    }
-  }
-
   /**
    * Regression: the warning built its words with {@code toString()} of the meter's exception, which
    * threw out of the engine's thread (its slot released by the finally, the warning lost); and a
@@ -67,7 +52,8 @@ class OverrunLetGoTest {
   void aMeterThrowingAsItLetsGo_evenWordsThatThrow_orAnError_isWarned_andTheSlotGoesBack()
       throws Exception {
     for (Throwable meter :
-        List.<Throwable>of(new Wordless(), new AssertionError("meter's own assertion"))) {
+        List.<Throwable>of(
+            new EngineThrowsOddlyTest.Unsayable(), new AssertionError("meter's own assertion"))) {
       ServingEngine serial = BackendSlotsTest.bounded("serial", 1, 0);
       BackendSlots slots = new BackendSlots(List.of(serial));
       BackendSlots.Held held = slots.take(BackendSlotsTest.routed(serial));
@@ -84,7 +70,9 @@ class OverrunLetGoTest {
       assertThat(log)
           .contains(
               "letting go of an overrun engine's meter window failed: "
-                  + (meter instanceof Wordless ? Wordless.class.getName() : meter.toString()));
+                  + (meter instanceof EngineThrowsOddlyTest.Unsayable
+                      ? EngineThrowsOddlyTest.Unsayable.class.getName()
+                      : meter.toString()));
       assertThat(window.abandoned).hasValue(1);
       slots.take(BackendSlotsTest.routed(serial)); // released
     }
