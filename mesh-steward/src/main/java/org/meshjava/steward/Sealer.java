@@ -183,7 +183,15 @@ final class Sealer {
               });
       // Through interrupts: the receipt is in the chain and its record queued, so it will be
       // written; handing it out beats a refusal that claims nothing was sealed.
-      appended.recorded().awaitUninterruptibly();
+      try {
+        appended.recorded().awaitUninterruptibly();
+      } catch (RuntimeException | Error e) {
+        // A decorator's await that throws unchecked says neither written nor failed: the chain has
+        // advanced past a receipt whose record may or may not be durable, as after a throw once
+        // the record was queued (above), so no receipt is sealed until a restart finds out.
+        chainUnknown(appended.sealed().receipt().sequence(), e);
+        throw e;
+      }
       sealed = appended.sealed();
     } catch (JournalException e) {
       throw new ServeException(
