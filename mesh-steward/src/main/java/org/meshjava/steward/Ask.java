@@ -344,6 +344,11 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     public Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
         throws EngineException {
       DecisionResult r = ((DecisionEngine) route.chosen()).decide(request, payload, questions);
+      if (r == null) {
+        // As a generation that hands back no result (Metering): the engine failing, in words of
+        // its own, not a NullPointerException's about our code.
+        throw new EngineException("it returned no decision");
+      }
       return new Worked(r.toEngineResult(), r.answers(), TokenSequence.empty());
     }
 

@@ -1,6 +1,5 @@
 package org.meshjava.steward;
 
-import java.util.Objects;
 import java.util.function.Supplier;
 import org.meshjava.core.internal.JvmFailure;
 import org.meshjava.core.internal.MappedReadFault;
@@ -24,12 +23,12 @@ final class EngineAnswer {
    * @throws ServeException {@code ENGINE_FAILED} if the question throws or answers null
    */
   static <T> T of(RoutedBackend backend, String doing, Supplier<T> question) throws ServeException {
+    T answer;
     try {
-      T answer = question.get();
+      answer = question.get();
       // Last in the region, as after the engine's work (Metering): a fault of a mapped read its
       // compiled code held back is thrown here and refused, not later and raw (SPEC.md §60.8).
       backend.heldFaults().run();
-      return Objects.requireNonNull(answer, doing);
     } catch (RuntimeException | Error e) {
       // A throw ends the region too: the question may have thrown over the garbage a faulted read
       // gave, the fault still held back. Taken here, the question's throw is suppressed on it.
@@ -46,5 +45,13 @@ final class EngineAnswer {
                   : ThrowableWords.describe(failed)),
           failed);
     }
+    if (answer == null) {
+      // Refused here in words of its own: a NullPointerException thrown to the catch above said
+      // what was asked twice, and named an exception nobody threw.
+      throw new ServeException(
+          ServeException.Reason.ENGINE_FAILED,
+          backend + " failed: it could not " + doing + ": it answered nothing (null)");
+    }
+    return answer;
   }
 }

@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -638,8 +640,11 @@ sealed class LogKeeper permits LogKeeper.Off {
     if (due > claimed && cadenceClaimed.compareAndSet(claimed, due)) {
       try {
         checkpoint();
-      } catch (ServeException | LogException | RuntimeException e) {
+      } catch (ServeException | LogException | RuntimeException | Error e) {
         cadenceClaimed.compareAndSet(due, claimed);
+        // A journal's Error (its own assertion, a stack overflow) fails the checkpoint as its
+        // unchecked exceptions do; only the JVM failing passes, the claim given back first.
+        JvmFailure.passIfFailing(e);
         if (e instanceof LogException) {
           return; // the tree became unreadable: said once, where it was found
         }
@@ -660,7 +665,10 @@ sealed class LogKeeper permits LogKeeper.Off {
               tree().size(),
               FailureWords.of(e));
         } else {
-          LOG.debug("checkpoint at size {} still not journalled: {}", tree().size(), e.toString());
+          LOG.debug(
+              "checkpoint at size {} still not journalled: {}",
+              tree().size(),
+              ThrowableWords.describe(e));
         }
         return;
       }
@@ -668,7 +676,7 @@ sealed class LogKeeper permits LogKeeper.Off {
   }
 
   /** Whether {@code e} is a checkpoint refused because the journal was closed, not failed. */
-  private static boolean journalClosed(Exception e) {
+  private static boolean journalClosed(Throwable e) {
     return e instanceof ServeException refused
         && refused.getCause() instanceof JournalException j
         && j.reason() == JournalException.Reason.CLOSED;

@@ -269,12 +269,20 @@ final class Metering {
         e);
   }
 
-  /** Run on an overrunning engine's thread when it returns: the window and slot are let go. */
-  private static void letGo(MeterWindow window, BackendSlots.Held slot) {
+  /**
+   * Run on an overrunning engine's thread when it returns: the window and slot are let go. Nobody
+   * waits on that thread, so whatever the meter throws ends here as a warning, never as the
+   * thread's uncaught exception with the warning lost; its words are read safely ({@link
+   * ThrowableWords}), and only the JVM failing passes, once the slot is let go.
+   */
+  static void letGo(MeterWindow window, BackendSlots.Held slot) {
     try {
       window.abandon();
-    } catch (RuntimeException meterFailed) {
-      LOG.warn("letting go of an overrun engine's meter window failed: {}", meterFailed.toString());
+    } catch (RuntimeException | Error meterFailed) {
+      JvmFailure.passIfFailing(meterFailed);
+      LOG.warn(
+          "letting go of an overrun engine's meter window failed: {}",
+          ThrowableWords.describe(meterFailed));
     } finally {
       slot.handOff().run();
     }

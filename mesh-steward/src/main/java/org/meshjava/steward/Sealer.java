@@ -11,6 +11,8 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
@@ -136,8 +138,8 @@ final class Sealer {
     // The engine's code, as its work is: refused as the backend failing, with what was metered
     // debited, never a trace past the serve.
     String recipe =
-        EngineAnswer.of(
-            RoutedBackend.of(route, heldFaults), "name its recipe", () -> engine.recipe().name());
+        EngineAnswer.of(RoutedBackend.of(route, heldFaults), "name its recipe", engine::recipe)
+            .name();
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
@@ -181,7 +183,15 @@ final class Sealer {
               });
       // Through interrupts: the receipt is in the chain and its record queued, so it will be
       // written; handing it out beats a refusal that claims nothing was sealed.
-      appended.recorded().awaitUninterruptibly();
+      try {
+        appended.recorded().awaitUninterruptibly();
+      } catch (RuntimeException | Error e) {
+        // A decorator's await that throws unchecked says neither written nor failed: the chain has
+        // advanced past a receipt whose record may or may not be durable, as after a throw once
+        // the record was queued (above), so no receipt is sealed until a restart finds out.
+        chainUnknown(appended.sealed().receipt().sequence(), e);
+        throw e;
+      }
       sealed = appended.sealed();
     } catch (JournalException e) {
       throw new ServeException(
@@ -189,9 +199,29 @@ final class Sealer {
           "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
           e);
     }
-    logKeeper.afterSeal();
-    snapshotter.ifPresent(Snapshotter::maybe);
+    afterDurable("the transparency log's checkpoint cadence", logKeeper::afterSeal);
+    snapshotter.ifPresent(
+        snapshots -> afterDurable("queuing a journal snapshot", snapshots::maybe));
     return sealed;
+  }
+
+  /**
+   * Runs {@code step}, one taken once the receipt is journalled durably. The receipt is then the
+   * serve's: a refusal from here would tell the caller nothing was sealed while the journal holds
+   * it, and a resend would be served and charged again. What such a step does (a checkpoint, a
+   * snapshot) is an optimisation a later seal or restart makes up, so whatever it throws is warned
+   * of and the receipt handed out; only the JVM failing passes ({@link JvmFailure}).
+   */
+  private static void afterDurable(String step, Runnable run) {
+    try {
+      run.run();
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      LOG.warn(
+          "{} failed after a receipt was journalled; the receipt is handed out: {}",
+          step,
+          ThrowableWords.describe(e));
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -88,6 +89,31 @@ class CheckpointCadenceTest {
   }
 
   /**
+   * Regression: a journal's Error on a cadence checkpoint (its own assertion) passed the cadence's
+   * catch with the multiple still claimed, so the log went unsigned for a whole cadence. It fails
+   * the checkpoint alone, and the next seal tries again; the JVM failing passes, the claim given
+   * back.
+   */
+  @Test
+  void anErrorOfACadenceCheckpoint_failsTheCheckpoint_andTheNextSealTriesAgain() throws Exception {
+    FlakyCheckpoints flaky = new FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 4);
+    appendLeaves(k, 0, 4);
+    flaky.failures.add(new AssertionError("the journal's own assertion"));
+    k.afterSeal();
+    assertThat(checkpointSizes()).isEmpty();
+
+    OutOfMemoryError oom = new OutOfMemoryError("the heap");
+    flaky.failures.add(oom);
+    assertThatThrownBy(k::afterSeal).isSameAs(oom);
+    assertThat(checkpointSizes()).isEmpty();
+
+    appendLeaves(k, 4, 1);
+    k.afterSeal();
+    assertThat(checkpointSizes()).containsExactly(5L);
+  }
+
+  /**
    * Regression: a journal that threw unchecked on the checkpoint a witness's proof asks for failed
    * the witness's answer; the proof is given against the latest checkpoint there is, as for a
    * journal failure.
@@ -107,7 +133,7 @@ class CheckpointCadenceTest {
 
   /** Fails the next checkpoint records with the exceptions queued, then records as its delegate. */
   static final class FlakyCheckpoints extends ForwardingJournal {
-    final Queue<Exception> failures = new ArrayDeque<>();
+    final Queue<Throwable> failures = new ArrayDeque<>();
 
     FlakyCheckpoints(Journal delegate) {
       super(delegate);
@@ -115,8 +141,11 @@ class CheckpointCadenceTest {
 
     @Override
     public Pending enqueue(JournalEntry entry) throws JournalException {
-      Exception next = entry instanceof JournalEntry.Checkpoint ? failures.poll() : null;
+      Throwable next = entry instanceof JournalEntry.Checkpoint ? failures.poll() : null;
       if (next instanceof JournalException e) {
+        throw e;
+      }
+      if (next instanceof Error e) {
         throw e;
       }
       if (next != null) {

@@ -46,6 +46,14 @@ class HungEngine extends ForwardingEngine {
     }
     entered.incrementAndGet();
     during();
+    awaitThroughInterrupts(release);
+  }
+
+  /**
+   * Waits for {@code release} as a stuck native call would, ignoring interrupts, and sets the
+   * interrupt again once released if one came.
+   */
+  static void awaitThroughInterrupts(CountDownLatch release) {
     boolean interrupted = false;
     while (true) {
       try {

@@ -10,6 +10,8 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 
@@ -55,6 +57,62 @@ class ThrowAfterQueueingTest {
       assertThat(s.head().nextSequence()).isEqualTo(1);
       ServeRequest third = GrantFixture.request("third", 3, 50_000);
       assertThat(s.serve(third, GrantFixture.payload(third)).receipt().sequence()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A receipt's {@code Sealed} record queued, and its wait then thrown unchecked by a decorator:
+   * whether it is durable is as unknown as after a throw once it was queued, and the steward stops
+   * sealing the same way.
+   *
+   * <p>Regression: the throw passed with the chain advanced past receipt 0 and nothing marked, and
+   * the next serve sealed receipt 1 over a record whose fate was unknown.
+   */
+  @Test
+  void aThrowWhileAwaitingTheSealedRecord_stopsSealing_andTheJournalStillStarts() throws Exception {
+    Path file = dir.resolve("j");
+    try (Steward s = f.steward(new AwaitThrows(FileJournal.open(file))).build()) {
+      ServeRequest first = GrantFixture.request("first", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(first, GrantFixture.payload(first)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug while waiting");
+
+      ServeRequest second = GrantFixture.request("second", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(second, GrantFixture.payload(second)))
+          .isInstanceOf(ServeException.class)
+          .hasMessageContaining("no receipt is sealed until the steward is restarted");
+    }
+    try (Steward s = f.steward(FileJournal.open(file)).build()) {
+      assertThat(s.head().nextSequence()).isEqualTo(1);
+    }
+  }
+
+  /** Queues each record with its inner journal; the first receipt's wait then throws unchecked. */
+  private static final class AwaitThrows extends ForwardingJournal {
+    private final java.util.concurrent.atomic.AtomicBoolean thrown =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    AwaitThrows(Journal delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Pending enqueue(JournalEntry entry) throws JournalException {
+      Pending queued = super.enqueue(entry);
+      if (!(entry instanceof JournalEntry.Sealed) || !thrown.compareAndSet(false, true)) {
+        return queued;
+      }
+      return new Pending() {
+        @Override
+        public org.meshjava.journal.JournalRecord record() {
+          return queued.record();
+        }
+
+        @Override
+        public void await() {
+          throw new IllegalStateException("decorator bug while waiting");
+        }
+      };
     }
   }
 

@@ -56,6 +56,29 @@ class OperatorTextTest {
     assertThat(OperatorText.oneLine("abcdef", 5)).isEqualTo("abcde…");
     assertThatThrownBy(() -> OperatorText.oneLine("a", 0))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThat(OperatorText.oneLine("abc", 1)).isEqualTo("a…"); // 1 is the least allowed
+  }
+
+  /**
+   * The cut looks back for a name only from before it: a name beginning just past the cut is no
+   * reason to keep more than {@code most} characters, and a name at the line's very start is cut
+   * out whole like any other.
+   */
+  @Test
+  void oneLineCut_looksForANameOnlyBeforeTheCut_fromTheLinesFirstCharacter() {
+    assertThat(OperatorText.oneLine("abcdef\u202e", 5)).isEqualTo("abcde…");
+    assertThat(OperatorText.oneLine("\u202exyz", 5)).isEqualTo("…");
+  }
+
+  /**
+   * Only a name that could still be open at the cut is cut out: text the sender wrote that reads
+   * {@code <U+} ten characters or more before the cut is no name this rule wrote (none is longer
+   * than ten), and is kept.
+   */
+  @Test
+  void oneLineCut_keepsALiteralNameStart_tenOrMoreCharactersBeforeTheCut() {
+    assertThat(OperatorText.oneLine("<U+1234567xy>", 10)).isEqualTo("<U+1234567…");
+    assertThat(OperatorText.oneLine("<U+123456xy>", 9)).isEqualTo("…");
   }
 
   /** Half a pair has no UTF-8: the cut moves before the whole pair. */

@@ -39,6 +39,9 @@ class WellFormedTextTest {
     assertThat(WellFormedText.isUnpairedSurrogate(0x1F600)).isFalse();
     assertThat(WellFormedText.isUnpairedSurrogate(0xD7FF)).isFalse();
     assertThat(WellFormedText.isUnpairedSurrogate(0xE000)).isFalse();
+    // Both ends of the surrogate range are surrogates.
+    assertThat(WellFormedText.isUnpairedSurrogate(0xD800)).isTrue();
+    assertThat(WellFormedText.isUnpairedSurrogate(0xDFFF)).isTrue();
   }
 
   @Test
