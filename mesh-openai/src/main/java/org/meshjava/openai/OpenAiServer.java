@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.Setting;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
@@ -862,7 +863,14 @@ public final class OpenAiServer implements AutoCloseable {
         }
         write(reply, request, response, callback, told);
       } catch (Throwable t) {
-        LOG.debug("answering {} failed", request.getHttpURI(), t);
+        ThrowableWords.log(
+            t,
+            e -> LOG.debug("answering {} failed", request.getHttpURI(), e),
+            kind ->
+                LOG.debug(
+                    "answering {} failed: {}, which cannot be printed",
+                    request.getHttpURI(),
+                    kind));
         told.unlessHeard(HttpStatus.INTERNAL_SERVER_ERROR_500);
         callback.failed(t);
       } finally {
@@ -1279,7 +1287,17 @@ public final class OpenAiServer implements AutoCloseable {
         // message is the throwable's toString, the Java class and its words, which a client has
         // no use for. Answered as every internal error is, logged under the reply's request id.
         String id = requestId(response);
-        LOG.error("internal error answering {} ({})", request.getHttpURI().getPath(), id, cause);
+        ThrowableWords.log(
+            cause,
+            t ->
+                LOG.error(
+                    "internal error answering {} ({})", request.getHttpURI().getPath(), id, t),
+            kind ->
+                LOG.error(
+                    "internal error answering {} ({}): {}, which cannot be printed",
+                    request.getHttpURI().getPath(),
+                    id,
+                    kind));
         response.getHeaders().put(SHOULD_RETRY, "false");
         json(response, id, ErrorReply.internalError(id).body(), callback);
         return;

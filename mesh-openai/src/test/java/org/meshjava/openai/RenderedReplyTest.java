@@ -44,6 +44,54 @@ class RenderedReplyTest {
     }
   }
 
+  /**
+   * A throwable whose description and trace throw, as foreign code's may. Its message is read once
+   * by Jackson, which wraps it as the cause of its own exception, and then printed with the trace.
+   */
+  private static final class Unprintable extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Unprintable() {
+      super("unprintable");
+    }
+
+    @Override
+    public String toString() {
+      throw new IllegalStateException("toString");
+    }
+
+    @Override
+    public StackTraceElement[] getStackTrace() {
+      throw new IllegalStateException("getStackTrace");
+    }
+  }
+
+  /**
+   * Logging the failure printed its trace: a throwable whose words throw threw out of the catch
+   * that answers the 500, in place of the answer.
+   */
+  @Test
+  void aWriterThrowingAnUnprintableThrowable_isStillThe500InternalError_logged() {
+    AtomicReference<RenderedReply> out = new AtomicReference<>();
+    String log =
+        Fixture.stderrOf(
+            () ->
+                out.set(
+                    RenderedReply.of(
+                        new Reply.Json(
+                            200,
+                            WrittenJson.node(
+                                (g, s) -> {
+                                  throw new Unprintable();
+                                })),
+                        "req_unprintable")));
+    RenderedReply r = out.get();
+    assertThat(r.reply().status()).isEqualTo(500);
+    assertThat(new String(r.bytes(), StandardCharsets.UTF_8))
+        .contains("\"code\":\"internal_error\"", "req_unprintable");
+    assertThat(log).contains("req_unprintable", "which cannot be printed");
+  }
+
   @Test
   void aReplyThatRenders_isItself() {
     Reply.Json json =
