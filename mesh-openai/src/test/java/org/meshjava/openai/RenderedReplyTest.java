@@ -27,20 +27,28 @@ class RenderedReplyTest {
             throw new IllegalStateException("the receipt's writer failed");
           }
         }) {
-      AtomicReference<RenderedReply> out = new AtomicReference<>();
-      String log =
-          Fixture.stderrOf(
-              () ->
-                  out.set(
-                      RenderedReply.of(
-                          new Reply.Json(200, WrittenJson.node(broken)), "req_broken")));
-      RenderedReply r = out.get();
+      Rendered rendered = Rendered.of(broken, "req_broken");
+      RenderedReply r = rendered.reply();
+      String log = rendered.log();
       assertThat(r.reply().status()).isEqualTo(500);
       assertThat(r.reply().retry()).isEqualTo(Reply.Retry.FUTILE);
       assertThat(new String(r.bytes(), StandardCharsets.UTF_8))
           .contains("\"code\":\"internal_error\"", "req_broken")
           .doesNotContain("half");
       assertThat(log).contains("req_broken", "the receipt's writer failed");
+    }
+  }
+
+  /** A 200 reply whose writer is {@code broken}, rendered, and what rendering it logged. */
+  private record Rendered(RenderedReply reply, String log) {
+    static Rendered of(WrittenJson.Writing broken, String requestId) {
+      AtomicReference<RenderedReply> out = new AtomicReference<>();
+      String log =
+          Fixture.stderrOf(
+              () ->
+                  out.set(
+                      RenderedReply.of(new Reply.Json(200, WrittenJson.node(broken)), requestId)));
+      return new Rendered(out.get(), log);
     }
   }
 
@@ -72,20 +80,14 @@ class RenderedReplyTest {
    */
   @Test
   void aWriterThrowingAnUnprintableThrowable_isStillThe500InternalError_logged() {
-    AtomicReference<RenderedReply> out = new AtomicReference<>();
-    String log =
-        Fixture.stderrOf(
-            () ->
-                out.set(
-                    RenderedReply.of(
-                        new Reply.Json(
-                            200,
-                            WrittenJson.node(
-                                (g, s) -> {
-                                  throw new Unprintable();
-                                })),
-                        "req_unprintable")));
-    RenderedReply r = out.get();
+    Rendered rendered =
+        Rendered.of(
+            (g, s) -> {
+              throw new Unprintable();
+            },
+            "req_unprintable");
+    RenderedReply r = rendered.reply();
+    String log = rendered.log();
     assertThat(r.reply().status()).isEqualTo(500);
     assertThat(new String(r.bytes(), StandardCharsets.UTF_8))
         .contains("\"code\":\"internal_error\"", "req_unprintable");
