@@ -14,7 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The listener's bounds that {@code mesh serve} had no key for: {@code "max_connections"} and
- * {@code "max_buffered_body_bytes"} are read from the configuration and reach the server.
+ * {@code "max_buffered_body_bytes"} are read from the configuration and reach the server, as do the
+ * refused body's drain bounds ({@code "refused_body_drain_bytes"}, {@code "refused_body_drain_s"};
+ * their reading is {@link ServeRefusedBodyDrainConfigTest}'s), checked on the same server: a full
+ * serve takes seconds to start on a loaded machine.
  */
 class ServeBodyBudgetConfigTest {
   @TempDir Path tmp;
@@ -60,11 +63,12 @@ class ServeBodyBudgetConfigTest {
   }
 
   @Test
-  void maxBufferedBodyBytes_fromTheConfig_refusesABodyBeyondIt() throws Exception {
+  void theBodyBounds_fromTheConfig_reachTheServer() throws Exception {
     Path c =
         config(
             "{\"port\": 0, \"meter\": \"estimator\", \"max_body_bytes\": 1000,"
-                + " \"max_buffered_body_bytes\": 2000}");
+                + " \"max_buffered_body_bytes\": 2000,"
+                + " \"refused_body_drain_bytes\": 67108864, \"refused_body_drain_s\": 30}");
     InProcessServe serve = InProcessServe.start(tmp.resolve("port"), "--config", c.toString());
     try (serve;
         Socket stalled = open(serve.port());
@@ -88,6 +92,24 @@ class ServeBodyBudgetConfigTest {
       int n = in.read(got);
       String answer = new String(got, 0, Math.max(n, 0), StandardCharsets.UTF_8);
       assertThat(answer).startsWith("HTTP/1.1 429");
+      wholeBodyWriterReadsIts413(serve.port());
+    }
+  }
+
+  /**
+   * A 24 MiB body written whole before the answer is read: past the default drain byte bound (8
+   * MiB) the connection would be cut and the write fail; within the configured 64 MiB the 413 is
+   * read.
+   */
+  private static void wholeBodyWriterReadsIts413(int port) throws Exception {
+    int length = 24 << 20;
+    try (Socket s = open(port)) {
+      OutputStream out = s.getOutputStream();
+      out.write(head(length));
+      out.write(new byte[length]);
+      out.flush();
+      byte[] got = s.getInputStream().readNBytes(12);
+      assertThat(new String(got, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 413");
     }
   }
 }

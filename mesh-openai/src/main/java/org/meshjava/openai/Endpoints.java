@@ -24,6 +24,7 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
@@ -182,7 +183,16 @@ final class Endpoints {
                 : ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
-      LOG.error("internal error answering {} {} ({})", method, path, requestId, e);
+      ThrowableWords.log(
+          e,
+          t -> LOG.error("internal error answering {} {} ({})", method, path, requestId, t),
+          kind ->
+              LOG.error(
+                  "internal error answering {} {} ({}): {}, which cannot be printed",
+                  method,
+                  path,
+                  requestId,
+                  kind));
       return ErrorReply.internalError(requestId);
     }
   }
@@ -778,7 +788,15 @@ final class Endpoints {
         // to initialise, an assertion), or the JVM failing (an engine's OutOfMemoryError, passed
         // once its serve was settled). Caught here: left to Jetty, it is logged at debug only and
         // cuts the stream with no error event, which a client cannot tell from a dropped line.
-        LOG.error("internal error streaming {} ({})", endpoint, requestId, e);
+        ThrowableWords.log(
+            e,
+            t -> LOG.error("internal error streaming {} ({})", endpoint, requestId, t),
+            kind ->
+                LOG.error(
+                    "internal error streaming {} ({}): {}, which cannot be printed",
+                    endpoint,
+                    requestId,
+                    kind));
         Reply.Json failed = ErrorReply.internalError(requestId);
         if (!reply.started()) {
           return Optional.of(failed);

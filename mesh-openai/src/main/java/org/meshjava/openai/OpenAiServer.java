@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.Setting;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
@@ -622,8 +623,10 @@ public final class OpenAiServer implements AutoCloseable {
                           "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
                       response,
                       callback);
+              // The body is partly read and the client still sending it: drained as a 413's is.
               case BUSY ->
-                  answerAndClose(
+                  answerAndDrain(
+                      request,
                       new Reply.Json(
                           429,
                           ErrorReply.body(
@@ -664,10 +667,19 @@ public final class OpenAiServer implements AutoCloseable {
      */
     void answerUnread(
         Request request, Response response, Callback callback, Reply reply, boolean close) {
-      if (close) {
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      if (!close) {
+        answer(request, response, callback, () -> reply);
+        return;
       }
-      answer(request, response, callback, () -> reply);
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      // The unread body is drained before the close, as a 413's is (SPEC.md 70): closed with it
+      // unread, the connection is reset under a client that writes its whole body before it
+      // reads, and that client never reads this answer.
+      answer(
+          request,
+          response,
+          toldNotToSend(request) ? callback : drainingThen(request, callback),
+          () -> reply);
     }
 
     /**
@@ -851,7 +863,14 @@ public final class OpenAiServer implements AutoCloseable {
         }
         write(reply, request, response, callback, told);
       } catch (Throwable t) {
-        LOG.debug("answering {} failed", request.getHttpURI(), t);
+        ThrowableWords.log(
+            t,
+            e -> LOG.debug("answering {} failed", request.getHttpURI(), e),
+            kind ->
+                LOG.debug(
+                    "answering {} failed: {}, which cannot be printed",
+                    request.getHttpURI(),
+                    kind));
         told.unlessHeard(HttpStatus.INTERNAL_SERVER_ERROR_500);
         callback.failed(t);
       } finally {
@@ -962,12 +981,23 @@ public final class OpenAiServer implements AutoCloseable {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
       answer(response.getRequest(), response, callback, () -> reply);
     }
+
+    /**
+     * Answers {@code reply} to a request whose body was being read, closes the connection, and
+     * drains what the client still sends of it within bounds first ({@link #drainingThen}).
+     */
+    private void answerAndDrain(
+        Request request, Reply reply, Response response, Callback callback) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      answer(request, response, drainingThen(request, callback), () -> reply);
+    }
   }
 
   /**
-   * {@code callback}, completed only once what the client still sends of a body refused 413 was
-   * drained within {@link #refusedBodyDrain}'s bounds ({@link RefusedBodyDrain}): the connection
-   * closes when the exchange completes.
+   * {@code callback}, completed only once what the client still sends of a body refused with its
+   * connection closed (413, a refusal from the head, 429 {@code overloaded}) was drained within
+   * {@link #refusedBodyDrain}'s bounds ({@link RefusedBodyDrain}): the connection closes when the
+   * exchange completes.
    */
   private Callback drainingThen(Request request, Callback callback) {
     return Callback.from(
@@ -988,8 +1018,15 @@ public final class OpenAiServer implements AutoCloseable {
    * is drained as any other.
    */
   private boolean sendsNoBody(Request request) {
-    return request.getLength() > maxBodyBytes
-        && request.getConnectionMetaData().getHttpVersion() != HttpVersion.HTTP_1_0
+    return request.getLength() > maxBodyBytes && toldNotToSend(request);
+  }
+
+  /**
+   * Whether the client waits to be asked for its body ({@code Expect: 100-continue} on HTTP/1.1)
+   * and, refused from the head, never was: it sends none, so nothing is drained.
+   */
+  private static boolean toldNotToSend(Request request) {
+    return request.getConnectionMetaData().getHttpVersion() != HttpVersion.HTTP_1_0
         && request.getHeaders().contains(HttpHeader.EXPECT, "100-continue");
   }
 
@@ -1250,7 +1287,17 @@ public final class OpenAiServer implements AutoCloseable {
         // message is the throwable's toString, the Java class and its words, which a client has
         // no use for. Answered as every internal error is, logged under the reply's request id.
         String id = requestId(response);
-        LOG.error("internal error answering {} ({})", request.getHttpURI().getPath(), id, cause);
+        ThrowableWords.log(
+            cause,
+            t ->
+                LOG.error(
+                    "internal error answering {} ({})", request.getHttpURI().getPath(), id, t),
+            kind ->
+                LOG.error(
+                    "internal error answering {} ({}): {}, which cannot be printed",
+                    request.getHttpURI().getPath(),
+                    id,
+                    kind));
         response.getHeaders().put(SHOULD_RETRY, "false");
         json(response, id, ErrorReply.internalError(id).body(), callback);
         return;
@@ -1432,10 +1479,11 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * How many bytes of a body refused 413 are read and discarded before its connection closes.
+     * How many bytes of a body refused with its connection closed (413, a refusal decided from the
+     * head such as 415 or 501, 429 {@code overloaded}) are read and discarded before the close.
      * Closed with bytes unread, the connection is reset, and a client that sends its whole body
      * before reading its answer (Python's {@code http.client}) sees a broken pipe instead of the
-     * 413; one whose body ends within this bound reads the 413. Reading costs no memory (one small
+     * refusal; one whose body ends within this bound reads it. Reading costs no memory (one small
      * buffer) and no waiting thread; the bound caps the bandwidth a refused client may take. The
      * default is 8 MiB: eight times the default body limit, enough for a body a client meant to
      * send whole (a document, an encoded image) past that limit. 0 drains nothing, closing at once.
@@ -1447,9 +1495,9 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * How long, after a 413 is written, the rest of the refused body is read and discarded (see
-     * {@link #refusedBodyDrainBytes}); a client still sending then is cut. It bounds how long a
-     * slow or endless sender keeps a refused connection. The default is 3 s (at 8 MiB, a client
+     * How long, after such a refusal is written, the rest of the refused body is read and discarded
+     * (see {@link #refusedBodyDrainBytes}); a client still sending then is cut. It bounds how long
+     * a slow or endless sender keeps a refused connection. The default is 3 s (at 8 MiB, a client
      * sending above about 22 Mbit/s finishes within it), the most {@link #MAX_TIME_LIMIT}.
      */
     public Builder refusedBodyDrainTime(Duration v) {

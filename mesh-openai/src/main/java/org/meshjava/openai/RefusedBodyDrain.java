@@ -12,8 +12,9 @@ import org.eclipse.jetty.util.thread.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a client still sends after its body was refused 413, read and thrown away for a while before
- * the connection closes (SPEC.md 70, "Request framing"). Closed with unread bytes in its receive
+ * What a client still sends after its body was refused with the connection closed (413, a refusal
+ * decided from the head, 429 {@code overloaded}), read and thrown away for a while before the
+ * connection closes (SPEC.md 70, "Request framing"). Closed with unread bytes in its receive
  * buffer, a TCP socket answers the client with a reset, and a client that sends its whole body
  * before it reads (Python's {@code http.client}) then fails its send with a broken pipe and never
  * reads the 413 waiting for it. Read on for a bounded time and a bounded number of bytes, such a

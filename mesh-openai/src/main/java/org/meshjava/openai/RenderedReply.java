@@ -1,6 +1,7 @@
 package org.meshjava.openai;
 
 import java.util.Objects;
+import org.meshjava.core.internal.ThrowableWords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +41,15 @@ final class RenderedReply {
     try {
       return new RenderedReply(json, JsonBytes.of(json.body()));
     } catch (RuntimeException e) {
-      LOG.error("internal error rendering a {} reply ({})", json.status(), requestId, e);
+      ThrowableWords.log(
+          e,
+          t -> LOG.error("internal error rendering a {} reply ({})", json.status(), requestId, t),
+          kind ->
+              LOG.error(
+                  "internal error rendering a {} reply ({}): {}, which cannot be printed",
+                  json.status(),
+                  requestId,
+                  kind));
       Reply.Json failed = ErrorReply.internalError(requestId);
       return new RenderedReply(failed, JsonBytes.of(failed.body()));
     }

@@ -233,6 +233,52 @@ class HostileClientsTest {
   }
 
   @Test
+  void aRequestLineWithANulOrALoneCr_isRefused400_asJson_andTheConnectionClosed() throws Exception {
+    refusedAndClosed("GET /v1/mo\0dels HTTP/1.1\r\nHost: x\r\n\r\n", 400);
+    refusedAndClosed("GET /v1/models HTTP/1.1\rHost: x\r\n\r\n", 400);
+  }
+
+  @Test
+  void contentLengthTwice_withDifferentValues_isRefused400_andTheConnectionClosed()
+      throws Exception {
+    refusedAndClosed(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        400);
+  }
+
+  /**
+   * A chunk size past every integer type: Jetty's parser refuses the size line (400), never reading
+   * it as a wrapped, small size after which the rest would be taken for the next request.
+   */
+  @Test
+  void aChunkSizeOfTwoToTheSixtyFourth_isRefused400_andTheConnectionClosed() throws Exception {
+    refusedAndClosed(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n10000000000000000\r\n{}",
+        400);
+  }
+
+  /**
+   * Sends {@code request} and expects {@code status} as OpenAI's error JSON, the connection closed,
+   * and the next client served.
+   */
+  private static void refusedAndClosed(String request, int status) throws Exception {
+    try (Socket s = connect()) {
+      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      RawConnection.Response r = RawConnection.read(s.getInputStream());
+      assertThat(r.status()).as(request).isEqualTo(status);
+      assertThat(r.body()).as(request).contains("\"error\"");
+      assertThat(r.header("Connection")).as(request).hasValue("close");
+      assertThat(closedWithin(s, 2_000)).as(request).isTrue();
+    }
+    try (RawConnection after = new RawConnection(F)) {
+      assertThat(after.send(HEALTHZ).read().status()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void pipelinedRequests_withAMalformedHeadInTheMiddle_answerTheFirst_refuseTheBad_andClose()
       throws Exception {
     try (RawConnection c = new RawConnection(F)) {

@@ -64,6 +64,68 @@ class RefusedBodyDrainTest {
   }
 
   /**
+   * Every refusal decided from the head that closes the connection is drained as a 413's is: a 415
+   * and a 501 with the body declared or chunked, and a 411 followed by bytes it did not frame. The
+   * body limit admits the declared length, which would otherwise be refused 413 first.
+   */
+  @Test
+  void aClientWritingItsWholeBodyBeforeReading_readsEachHeadRefusal() throws Exception {
+    try (Fixture f =
+        server(
+            b ->
+                b.maxBodyBytes(WHOLE)
+                    .refusedBodyDrainBytes(64L << 20)
+                    .refusedBodyDrainTime(Duration.ofSeconds(20)))) {
+      byte[] body = new byte[WHOLE];
+      java.util.Arrays.fill(body, (byte) ' ');
+      byte[] chunked = RawConnection.chunked(body);
+      String text = "Content-Type: text/plain";
+      writeAllThenRead(f, RawConnection.post(CHAT, text, "Content-Length: " + WHOLE), body)
+          .answer()
+          .error(415, "unsupported_media_type");
+      writeAllThenRead(f, RawConnection.post(CHAT, text, "Transfer-Encoding: chunked"), chunked)
+          .answer()
+          .error(415, "unsupported_media_type");
+      writeAllThenRead(
+              f, RawConnection.post(CHAT, JSON, "Transfer-Encoding: gzip, chunked"), chunked)
+          .answer()
+          .error(501, "unsupported_transfer_coding");
+      writeAllThenRead(f, RawConnection.post(CHAT, JSON), body)
+          .answer()
+          .error(411, "length_required");
+    }
+  }
+
+  /**
+   * A body that does not fit the bodies' budget is refused 429 partway through: what its client
+   * still sends is drained too, so one that writes it whole reads the 429.
+   */
+  @Test
+  void aClientWritingItsWholeBodyBeforeReading_readsThe429OfAFullBudget() throws Exception {
+    int max = WHOLE;
+    try (Fixture f =
+            new Fixture(
+                null,
+                b -> {},
+                b ->
+                    b.maxBodyBytes(max)
+                        .maxBufferedBodyBytes(2L * max)
+                        .refusedBodyDrainBytes(64L << 20)
+                        .refusedBodyDrainTime(Duration.ofSeconds(20)));
+        RawConnection stalled = new RawConnection(f)) {
+      int held = max - (256 << 10);
+      stalled.send(RawConnection.post(CHAT, JSON, "Content-Length: " + max)).send(new byte[held]);
+      for (int i = 0; i < 500 && f.server.bufferedBodyBytes() != 2L * held; i++) {
+        Thread.sleep(10);
+      }
+      assertThat(f.server.bufferedBodyBytes()).isEqualTo(2L * held);
+      writeAllThenRead(f, RawConnection.post(CHAT, JSON, "Content-Length: " + max), new byte[max])
+          .answer()
+          .error(429, "overloaded");
+    }
+  }
+
+  /**
    * An HTTP/1.0 request's {@code Expect: 100-continue} is ignored (it has no interim answers), so
    * its client sends the body unasked: refused from its declared length, it is drained as any
    * other, where the exemption for an expectation would have reset it mid-send.

@@ -27,14 +27,9 @@ class RenderedReplyTest {
             throw new IllegalStateException("the receipt's writer failed");
           }
         }) {
-      AtomicReference<RenderedReply> out = new AtomicReference<>();
-      String log =
-          Fixture.stderrOf(
-              () ->
-                  out.set(
-                      RenderedReply.of(
-                          new Reply.Json(200, WrittenJson.node(broken)), "req_broken")));
-      RenderedReply r = out.get();
+      Rendered rendered = Rendered.of(broken, "req_broken");
+      RenderedReply r = rendered.reply();
+      String log = rendered.log();
       assertThat(r.reply().status()).isEqualTo(500);
       assertThat(r.reply().retry()).isEqualTo(Reply.Retry.FUTILE);
       assertThat(new String(r.bytes(), StandardCharsets.UTF_8))
@@ -42,6 +37,61 @@ class RenderedReplyTest {
           .doesNotContain("half");
       assertThat(log).contains("req_broken", "the receipt's writer failed");
     }
+  }
+
+  /** A 200 reply whose writer is {@code broken}, rendered, and what rendering it logged. */
+  private record Rendered(RenderedReply reply, String log) {
+    static Rendered of(WrittenJson.Writing broken, String requestId) {
+      AtomicReference<RenderedReply> out = new AtomicReference<>();
+      String log =
+          Fixture.stderrOf(
+              () ->
+                  out.set(
+                      RenderedReply.of(new Reply.Json(200, WrittenJson.node(broken)), requestId)));
+      return new Rendered(out.get(), log);
+    }
+  }
+
+  /**
+   * A throwable whose description and trace throw, as foreign code's may. Its message is read once
+   * by Jackson, which wraps it as the cause of its own exception, and then printed with the trace.
+   */
+  private static final class Unprintable extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Unprintable() {
+      super("unprintable");
+    }
+
+    @Override
+    public String toString() {
+      throw new IllegalStateException("toString");
+    }
+
+    @Override
+    public StackTraceElement[] getStackTrace() {
+      throw new IllegalStateException("getStackTrace");
+    }
+  }
+
+  /**
+   * Logging the failure printed its trace: a throwable whose words throw threw out of the catch
+   * that answers the 500, in place of the answer.
+   */
+  @Test
+  void aWriterThrowingAnUnprintableThrowable_isStillThe500InternalError_logged() {
+    Rendered rendered =
+        Rendered.of(
+            (g, s) -> {
+              throw new Unprintable();
+            },
+            "req_unprintable");
+    RenderedReply r = rendered.reply();
+    String log = rendered.log();
+    assertThat(r.reply().status()).isEqualTo(500);
+    assertThat(new String(r.bytes(), StandardCharsets.UTF_8))
+        .contains("\"code\":\"internal_error\"", "req_unprintable");
+    assertThat(log).contains("req_unprintable", "which cannot be printed");
   }
 
   @Test

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.ServeObserver;
@@ -76,14 +77,7 @@ final class GuardedListener implements StewardListener {
    */
   static void logThrown(
       Throwable thrown, Consumer<Throwable> withTrace, Consumer<String> withoutTrace) {
-    try {
-      withTrace.accept(thrown);
-    } catch (RuntimeException | Error unprintable) {
-      // The heap running out while the trace is printed is the process failing, not the
-      // listener's words: it passes, as it does wherever the JVM fails (JvmFailure).
-      JvmFailure.passIfFailing(unprintable);
-      withoutTrace.accept(thrown.getClass().getName());
-    }
+    ThrowableWords.log(thrown, withTrace, withoutTrace);
   }
 
   /**

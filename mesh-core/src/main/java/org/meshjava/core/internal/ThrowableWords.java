@@ -1,5 +1,6 @@
 package org.meshjava.core.internal;
 
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,25 @@ public final class ThrowableWords {
     } catch (RuntimeException | Error failed) {
       JvmFailure.passIfFailing(failed);
       return e.getClass().getName();
+    }
+  }
+
+  /**
+   * Logs {@code thrown} with its stack trace through {@code withTrace}; where printing it throws,
+   * through {@code withoutTrace}, given its class's name. Its {@code getMessage}, {@code toString},
+   * {@code getStackTrace} and {@code getCause} may be foreign code that throws: out of the logging,
+   * that throw would leave the catch that logs it (a guard around a listener, the binding's answer
+   * of a typed 500) with an untyped one in its place. Only the JVM failing while it prints passes.
+   */
+  public static void log(
+      Throwable thrown, Consumer<Throwable> withTrace, Consumer<String> withoutTrace) {
+    try {
+      withTrace.accept(thrown);
+    } catch (RuntimeException | Error unprintable) {
+      // The heap running out while the trace is printed is the process failing, not the
+      // throwable's words: it passes, as it does wherever the JVM fails (JvmFailure).
+      JvmFailure.passIfFailing(unprintable);
+      withoutTrace.accept(thrown.getClass().getName());
     }
   }
 }

@@ -58,4 +58,26 @@ class ThrowableWordsTest {
     assertThatThrownBy(() -> ThrowableWords.describe(e)).isInstanceOf(OutOfMemoryError.class);
     assertThatThrownBy(() -> ThrowableWords.messageOf(e)).isInstanceOf(OutOfMemoryError.class);
   }
+
+  /**
+   * Logged with its trace where that prints, by its class's name where printing throws; only the
+   * JVM failing while it prints passes.
+   */
+  @Test
+  void logging_aThrowableWhoseWordsThrow_fallsBackToItsClassName() {
+    java.util.List<String> logged = new java.util.ArrayList<>();
+    IllegalStateException speaks = new IllegalStateException("device gone");
+    ThrowableWords.log(
+        speaks, t -> logged.add(String.valueOf(t)), kind -> logged.add("bare " + kind));
+    RuntimeException mute = saying(new UnsupportedOperationException("no words"));
+    ThrowableWords.log(
+        mute, t -> logged.add(String.valueOf(t)), kind -> logged.add("bare " + kind));
+    assertThat(logged)
+        .containsExactly(
+            "java.lang.IllegalStateException: device gone", "bare " + mute.getClass().getName());
+    RuntimeException failing = saying(new OutOfMemoryError("Java heap space"));
+    assertThatThrownBy(
+            () -> ThrowableWords.log(failing, t -> logged.add(String.valueOf(t)), kind -> {}))
+        .isInstanceOf(OutOfMemoryError.class);
+  }
 }
