@@ -127,27 +127,33 @@ class HostileInputTest {
     }
   }
 
+  /**
+   * The arguments of {@code mesh grant issue} of a root grant by {@code issuerKey} to {@code did}.
+   */
+  private static String[] issue(Path issuerKey, String did, Path out) {
+    return new String[] {
+      "grant",
+      "issue",
+      "--issuer-key",
+      issuerKey.toString(),
+      "--subject",
+      did,
+      "--budget-uj",
+      "1000000",
+      "--expires",
+      "PT1H",
+      "--out",
+      out.toString()
+    };
+  }
+
   @Test
   void grant_aKeyOfTheWrongKind_isNamedAsWhatItIs() throws Exception {
     Path envelopes = Files.writeString(tmp.resolve("receipts.hex"), envelopeHex() + "\n");
     Path key = tmp.resolve("c.key");
     String did = mesh("key", "generate", "--out", key.toString()).out().strip();
 
-    Run r =
-        refused(
-            "mesh grant issue",
-            "grant",
-            "issue",
-            "--issuer-key",
-            envelopes.toString(),
-            "--subject",
-            did,
-            "--budget-uj",
-            "1000000",
-            "--expires",
-            "PT1H",
-            "--out",
-            tmp.resolve("g.hex").toString());
+    Run r = refused("mesh grant issue", issue(envelopes, did, tmp.resolve("g.hex")));
     assertThat(r.err()).contains(envelopes.toString());
     assertThat(tmp.resolve("g.hex")).doesNotExist();
   }
@@ -158,20 +164,7 @@ class HostileInputTest {
     Path key = tmp.resolve("c.key");
     String did = mesh("key", "generate", "--out", key.toString()).out().strip();
     Path chain = tmp.resolve("root.hex");
-    Run issued =
-        mesh(
-            "grant",
-            "issue",
-            "--issuer-key",
-            key.toString(),
-            "--subject",
-            did,
-            "--budget-uj",
-            "1000000",
-            "--expires",
-            "PT1H",
-            "--out",
-            chain.toString());
+    Run issued = mesh(issue(key, did, chain));
     assertThat(issued.code()).as(issued.err()).isZero();
     Path body = sparse("body.json", 100L << 20);
 
