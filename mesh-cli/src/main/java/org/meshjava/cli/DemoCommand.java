@@ -69,6 +69,10 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
         stop.printed();
         return code;
       }
+    } catch (DemoStop.StoppedException stopped) {
+      // The stop's hook has said in its line what became of the folder; this thread's own line
+      // would read as a failure of the demo as the JVM exits.
+      return 1;
     } finally {
       // Also where no folder could be made (a temporary directory that is missing or full): the
       // hook left in place said "stopped before it ended" under the error as the JVM exited.
@@ -79,18 +83,19 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
   /**
    * The demo's steward: an ephemeral key, the journal, {@code mesh serve}'s three reference
    * backends (each with the engines' default concurrency, as a sequential demo needs no other) and
-   * MiniLM. The journal, then the steward that owns it, are given to {@code stop} to close before a
-   * stop by signal removes their folder.
+   * MiniLM. The journal, then the steward that owns it, are opened through {@code stop}, which
+   * closes them before a stop by signal removes their folder, and closes the journal where the
+   * steward's build fails.
    */
   private static Steward steward(Path journalFile, OnnxDecisionEngine minilm, DemoStop stop)
       throws Exception {
-    FileJournal journal = FileJournal.open(journalFile);
-    stop.opened(journal);
-    Steward.Builder b = Steward.ephemeral().journal(journal);
-    ServeCommand.referenceBackends(ServeConcurrency.cpuDefault()).forEach(b::backend);
-    Steward steward = b.backend(minilm).build();
-    stop.opened(steward);
-    return steward;
+    FileJournal journal = stop.open(() -> FileJournal.open(journalFile));
+    return stop.open(
+        () -> {
+          Steward.Builder b = Steward.ephemeral().journal(journal);
+          ServeCommand.referenceBackends(ServeConcurrency.cpuDefault()).forEach(b::backend);
+          return b.backend(minilm).build();
+        });
   }
 
   private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {

@@ -50,6 +50,7 @@ final class DemoStop {
   private @Nullable AutoCloseable open;
   private boolean printed;
   private boolean over;
+  private boolean stoppedBySignal;
 
   /**
    * Puts the stop hook in place before the folder is made, so that no moment leaves it unremoved.
@@ -66,13 +67,54 @@ final class DemoStop {
     this.dir = dir;
   }
 
+  /** Opens what the demo writes into its folder; a seam for tests. */
+  @FunctionalInterface
+  interface Opening<T extends AutoCloseable> {
+    T open() throws Exception;
+  }
+
+  /** A stop by signal came first: the demo opens nothing more in its (removed) folder. */
+  static final class StoppedException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    StoppedException() {
+      super("mesh demo was stopped; its temporary folder is removed");
+    }
+  }
+
   /**
-   * The demo opened {@code writer} in its folder (the journal, then the steward that owns it, in
-   * place of the journal): a stop closes it before removing the folder. Closing the steward lets a
-   * serve in flight finish and be journalled, and nothing is written once it returns.
+   * Opens what the demo writes into its folder (the journal, then the steward that owns it, in
+   * place of the journal) with a stop held off until it is open, so a stop then closes it before
+   * removing the folder. Closing the steward lets a serve in flight finish and be journalled, and
+   * nothing is written once it returns. Held off, as a stop part way through an opening removed the
+   * folder while the opening went on making files in it, or before the demo had handed over what it
+   * opened, which then stayed open and could leave the folder behind. An opening that fails closes
+   * what was open (a steward whose build fails never took the journal over, which stayed open until
+   * the JVM exited), its failure carrying the close's.
+   *
+   * @throws StoppedException where a stop has already removed the folder: nothing is opened
    */
-  synchronized void opened(AutoCloseable writer) {
+  synchronized <T extends AutoCloseable> T open(Opening<T> opening) throws Exception {
+    if (stoppedBySignal) {
+      throw new StoppedException();
+    }
+    T writer;
+    try {
+      writer = opening.open();
+    } catch (Throwable failed) {
+      AutoCloseable w = open;
+      open = null;
+      if (w != null) {
+        try {
+          w.close();
+        } catch (Throwable alsoFailed) {
+          failed.addSuppressed(alsoFailed);
+        }
+      }
+      throw failed;
+    }
     this.open = writer;
+    return writer;
   }
 
   /** Everything the demo prints is out: a stop from now on removes the folder without a word. */
@@ -105,6 +147,7 @@ final class DemoStop {
     if (over) {
       return;
     }
+    stoppedBySignal = true;
     Path d = dir;
     if (d == null) {
       err.println("mesh demo: stopped before it ended");

@@ -252,6 +252,7 @@ record ServeConfig(
     if (!root.isObject()) {
       throw new CliException(file + ": the configuration is one JSON object");
     }
+    SettingText.check(root, file);
     for (var e : root.properties()) {
       if (!KEYS.contains(e.getKey())) {
         throw new CliException(

@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -9,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,18 +111,125 @@ class DemoStopTest {
     Path dir = folderWithAJournal();
     stop.made(dir);
     List<String> closed = new ArrayList<>();
-    stop.opened(() -> closed.add("journal, folder there: " + Files.exists(dir)));
-    stop.opened(
-        () -> {
-          closed.add("steward, folder there: " + Files.exists(dir));
-          throw new IllegalStateException("the close failed");
-        });
+    stop.<AutoCloseable>open(() -> () -> closed.add("journal, folder there: " + Files.exists(dir)));
+    stop.<AutoCloseable>open(
+        () ->
+            () -> {
+              closed.add("steward, folder there: " + Files.exists(dir));
+              throw new IllegalStateException("the close failed");
+            });
 
     kept.hooks.getFirst().run();
 
     assertThat(closed).containsExactly("steward, folder there: true");
     assertThat(dir).doesNotExist();
     assertThat(said.toString(StandardCharsets.UTF_8)).endsWith(" was removed\n");
+  }
+
+  /**
+   * Regression: a stop while the demo opened its journal removed the folder under the opening,
+   * which went on making files in it, and found nothing to close, the journal not yet handed over:
+   * the folder was left behind. The stop now waits for the opening, closes what it opened, then
+   * removes the folder.
+   */
+  @Test
+  void aStopWhileTheJournalOpens_waitsForIt_closesIt_andRemovesTheFolder() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    Path dir = folderWithAJournal();
+    stop.made(dir);
+    CountDownLatch opening = new CountDownLatch(1);
+    CountDownLatch stopRan = new CountDownLatch(1);
+    List<String> closed = new CopyOnWriteArrayList<>();
+    Thread hook = kept.hooks.getFirst();
+    Thread demo =
+        new Thread(
+            () -> {
+              try {
+                stop.<AutoCloseable>open(
+                    () -> {
+                      opening.countDown();
+                      // The stop, started now, must not run until this opening returns.
+                      boolean ranMeanwhile = stopRan.await(200, TimeUnit.MILLISECONDS);
+                      Files.writeString(dir.resolve("made-while-opening"), "z");
+                      return () -> closed.add("journal, stop ran while opening: " + ranMeanwhile);
+                    });
+              } catch (Exception e) {
+                closed.add("open failed: " + e);
+              }
+            });
+    demo.start();
+    opening.await();
+    Thread stopper =
+        new Thread(
+            () -> {
+              hook.run();
+              stopRan.countDown();
+            });
+    stopper.start();
+    demo.join(5_000);
+    stopper.join(5_000);
+
+    assertThat(closed).containsExactly("journal, stop ran while opening: false");
+    assertThat(dir).doesNotExist();
+  }
+
+  /**
+   * A stop before the demo opens its journal removes the folder; the opening then refuses, making
+   * nothing in the folder (which would come back, and stay, where the opening made it).
+   */
+  @Test
+  void anOpeningAfterAStop_isRefused_andMakesNothing() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    Path dir = folderWithAJournal();
+    stop.made(dir);
+    kept.hooks.getFirst().run();
+
+    assertThatThrownBy(
+            () ->
+                stop.<AutoCloseable>open(
+                    () -> {
+                      Files.createDirectories(dir);
+                      return () -> {};
+                    }))
+        .isInstanceOf(DemoStop.StoppedException.class);
+    assertThat(dir).doesNotExist();
+  }
+
+  /**
+   * Regression: a steward whose build failed left the demo's journal open (its file, lock and
+   * threads) until the JVM exited; the folder was removed under it. The failed opening closes the
+   * journal, its close's failure carried by the build's.
+   */
+  @Test
+  void aStewardWhoseBuildFails_closesTheJournal() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    stop.made(folderWithAJournal());
+    List<String> closed = new ArrayList<>();
+    stop.<AutoCloseable>open(
+        () ->
+            () -> {
+              closed.add("journal");
+              throw new IllegalStateException("the journal's close failed too");
+            });
+
+    assertThatThrownBy(
+            () ->
+                stop.<AutoCloseable>open(
+                    () -> {
+                      throw new IllegalArgumentException("no backend");
+                    }))
+        .hasMessage("no backend")
+        .satisfies(
+            e ->
+                assertThat(e.getSuppressed())
+                    .singleElement()
+                    .hasFieldOrPropertyWithValue("message", "the journal's close failed too"));
+    assertThat(closed).containsExactly("journal");
+    kept.hooks.getFirst().run();
+    assertThat(closed).as("closed once, not again by a stop").containsExactly("journal");
   }
 
   /**

@@ -135,6 +135,28 @@ class LauncherMavenBuildTest {
     assertThat(run()).as("after the launcher's own build").doesNotContain("building");
   }
 
+  /**
+   * Regression: a build stopped part way (Ctrl-C while Maven ran) left its start file, {@code
+   * .mesh-build.XXXXXX}, in mesh-cli/target for good, one more with every stopped build. The next
+   * build, holding the build lock, removes such files and keeps only the lock.
+   */
+  @Test
+  void aStoppedBuildsStartFile_isRemovedByTheNextBuild() throws Exception {
+    classpath(root.resolve("mesh-core/target/mesh-core-0.1.0-SNAPSHOT.jar").toString());
+    Path target = root.resolve("mesh-cli/target");
+    Path leftover = Files.writeString(target.resolve(".mesh-build.Ab12Cd"), "");
+    touch(source, MAVEN_STARTED.plusSeconds(5));
+
+    assertThat(run()).contains("mesh: building mesh-cli");
+
+    assertThat(leftover).doesNotExist();
+    try (var names = Files.list(target)) {
+      assertThat(names.map(p -> p.getFileName().toString()))
+          .filteredOn(n -> n.startsWith(".mesh-build."))
+          .containsExactly(".mesh-build.lock");
+    }
+  }
+
   @Test
   void aMavenBuildAgainstALocalRepositorysJars_isBuilt() throws Exception {
     classpath(

@@ -1,0 +1,101 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Which JDK the launcher starts a command with where several are installed, as on a machine whose
+ * {@code java} is a JDK 17 and whose JDK 25s lie under {@code /usr/lib/jvm}: the launcher is copied
+ * with that folder pointed at {@code root/jvm}, which holds stand-in JDKs whose {@code java} writes
+ * down which JDK it is. No {@code java} is on {@code PATH}.
+ */
+class LauncherJdkChoiceTest {
+  @TempDir Path root;
+
+  /**
+   * A stand-in JDK at {@code home} of {@code version}; its {@code java} writes its home into {@code
+   * root/started-by}, or, where {@code runs} is false, is not executable (a broken install).
+   */
+  private Path jdk(Path home, String version, boolean runs) throws IOException {
+    Files.createDirectories(home.resolve("bin"));
+    Files.writeString(
+        home.resolve("release"), "JAVA_VERSION=\"" + version + "\"\n", StandardCharsets.UTF_8);
+    for (String tool : List.of("java", "javac")) {
+      Path p = home.resolve("bin").resolve(tool);
+      Files.writeString(
+          p,
+          "#!/usr/bin/env bash\necho '" + home + "' > '" + root.resolve("started-by") + "'\n",
+          StandardCharsets.UTF_8);
+      assertThat(p.toFile().setExecutable(runs || tool.equals("javac"))).isTrue();
+    }
+    return home;
+  }
+
+  /** The JDK home that ran {@code mesh key show} with {@code javaHome} as JAVA_HOME (or none). */
+  private String startedBy(@Nullable String javaHome) throws Exception {
+    Path bin = root.resolve("bin");
+    if (!Files.exists(bin)) {
+      LauncherCopy.binOf(root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find");
+    }
+    Map<String, String> inherited = new HashMap<>(System.getenv());
+    inherited.remove("JAVA_HOME");
+    Map<String, String> env = new HashMap<>();
+    env.putAll(Map.of("PATH", bin.toString(), "HOME", root.toString(), "MESH_NO_BUILD", "1"));
+    if (javaHome != null) {
+      env.put("JAVA_HOME", javaHome);
+    }
+    LauncherCopy.Ran ran = LauncherCopy.run(root, inherited, env, "key", "show");
+    assertThat(ran.code()).as(ran.out()).isZero();
+    return Files.readString(root.resolve("started-by")).strip();
+  }
+
+  /**
+   * Regression: of two JDK 25 builds side by side, the launcher took the first name the folder
+   * listed, an older update (25.0.2 before 25.0.10), and which one depended on the locale's order
+   * of names. The newest update is taken, compared as numbers.
+   */
+  @Test
+  void ofSeveralJdk25s_theNewestUpdateIsTaken() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    jdk(root.resolve("jvm/java-25-openjdk-amd64"), "25.0.2", true);
+    Path newest = jdk(root.resolve("jvm/temurin-25-jdk-amd64"), "25.0.10", true);
+    jdk(root.resolve("jvm/zulu-25-amd64"), "25.0.9", true);
+
+    assertThat(startedBy(null)).isEqualTo(newest.toString());
+  }
+
+  /** A JDK 25 whose {@code java} is not executable is passed over for one that runs. */
+  @Test
+  void aBrokenJdk25_isPassedOver() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    Path runs = jdk(root.resolve("jvm/java-25-openjdk-amd64"), "25.0.1", true);
+    jdk(root.resolve("jvm/temurin-25-jdk-amd64"), "25.0.3", false);
+
+    assertThat(startedBy(null)).isEqualTo(runs.toString());
+  }
+
+  /**
+   * With {@code JAVA_HOME} at a JDK 17, a JDK 25 found under {@code /usr/lib/jvm} runs the command
+   * (the older one cannot), and a JDK 25 at {@code JAVA_HOME} is taken over a newer update there.
+   */
+  @Test
+  void javaHomeAtAJdk17_givesWayToAJdk25_whileAJdk25ThereIsKept() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    Path jdk17 = jdk(root.resolve("jdk-17"), "17.0.15", true);
+    Path found = jdk(root.resolve("jvm/temurin-25-jdk-amd64"), "25.0.3", true);
+    Path chosen = jdk(root.resolve("jdk-25"), "25.0.1", true);
+
+    assertThat(startedBy(jdk17.toString())).isEqualTo(found.toString());
+    assertThat(startedBy(chosen.toString())).isEqualTo(chosen.toString());
+  }
+}
