@@ -23,8 +23,7 @@ final class JavaCode {
         i = end < 0 ? n : end + 2;
         out.append(' ');
       } else if (source.startsWith("\"\"\"", i)) {
-        int end = source.indexOf("\"\"\"", i + 3);
-        int stop = end < 0 ? n : end + 3;
+        int stop = endOfTextBlock(source, i);
         out.append(source, i, stop);
         i = stop;
       } else if (source.charAt(i) == '"' || source.charAt(i) == '\'') {
@@ -48,6 +47,25 @@ final class JavaCode {
         i += 2;
       } else if (c == quote || c == '\n') {
         return i + 1;
+      } else {
+        i++;
+      }
+    }
+    return source.length();
+  }
+
+  /**
+   * The index just past the text block that opens at {@code start}: the first three quotes that no
+   * backslash escapes ({@code \"""} inside one is content, and so is the quote of {@code \""""}
+   * that ends one).
+   */
+  private static int endOfTextBlock(String source, int start) {
+    int i = start + 3;
+    while (i < source.length()) {
+      if (source.charAt(i) == '\\') {
+        i += 2;
+      } else if (source.startsWith("\"\"\"", i)) {
+        return i + 3;
       } else {
         i++;
       }

@@ -22,4 +22,13 @@ class JavaCodeTest {
         .contains("\"http://x/*y\"", "'\\''", "// kept", "'/'", "int z;")
         .doesNotContain("gone");
   }
+
+  @Test
+  void aTextBlock_endsAtTheFirstDelimiterNoBackslashEscapes() {
+    String source =
+        "String t = \"\"\"\n  say \\\"\"\" // kept\n  \"\"\"; // gone\n"
+            + "String q = \"\"\"\n  a quote\\\"\"\"\"; // gone too\nint z;";
+    String code = JavaCode.withoutComments(source);
+    assertThat(code).contains("say \\\"\"\" // kept", "int z;").doesNotContain("gone");
+  }
 }
