@@ -4,12 +4,18 @@ package org.meshjava.example;
  * Java source with its comments blanked out, so a check that a name occurs in a class reads only
  * what the compiler reads: a javadoc that still names a renamed member does not count. String,
  * text-block and character literals are kept, and a comment marker inside one is not a comment.
+ * Unicode escapes are read first, as the compiler reads them (JLS §3.3), so {@code \u005cu002F}
+ * twice is a line comment's marker.
  */
 final class JavaCode {
   private JavaCode() {}
 
-  /** {@code source} with each comment, its markers included, replaced by one space. */
-  static String withoutComments(String source) {
+  /**
+   * {@code source}, its unicode escapes read, with each comment, its markers included, replaced by
+   * one space.
+   */
+  static String withoutComments(String raw) {
+    String source = withUnicodeEscapesRead(raw);
     StringBuilder out = new StringBuilder(source.length());
     int i = 0;
     int n = source.length();
@@ -71,5 +77,48 @@ final class JavaCode {
       }
     }
     return source.length();
+  }
+
+  /**
+   * {@code source} with each unicode escape replaced by its character. A backslash begins one only
+   * where an even number of backslashes precede it, so a backslash pair is copied whole.
+   */
+  private static String withUnicodeEscapesRead(String source) {
+    if (source.indexOf("\\u") < 0) {
+      return source;
+    }
+    StringBuilder out = new StringBuilder(source.length());
+    int n = source.length();
+    int i = 0;
+    while (i < n) {
+      char c = source.charAt(i);
+      int hex = i + 1;
+      while (c == '\\' && hex < n && source.charAt(hex) == 'u') {
+        hex++;
+      }
+      if (hex > i + 1 && isFourHexDigits(source, hex)) {
+        out.append((char) Integer.parseInt(source, hex, hex + 4, 16));
+        i = hex + 4;
+      } else if (c == '\\' && i + 1 < n && source.charAt(i + 1) == '\\') {
+        out.append(source, i, i + 2);
+        i += 2;
+      } else {
+        out.append(c);
+        i++;
+      }
+    }
+    return out.toString();
+  }
+
+  private static boolean isFourHexDigits(String source, int from) {
+    if (from + 4 > source.length()) {
+      return false;
+    }
+    for (int i = from; i < from + 4; i++) {
+      if (Character.digit(source.charAt(i), 16) < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 }

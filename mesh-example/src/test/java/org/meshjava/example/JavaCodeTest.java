@@ -31,4 +31,15 @@ class JavaCodeTest {
     String code = JavaCode.withoutComments(source);
     assertThat(code).contains("say \\\"\"\" // kept", "int z;").doesNotContain("gone");
   }
+
+  @Test
+  void unicodeEscapes_areReadFirst_asTheCompilerReadsThem() {
+    String source =
+        "int a; \\u002F\\u002F gone\nint b; \\u002f* gone too *\\uu002f int c;"
+            + " String s = \"\\\\u002F\\\\u002F kept\";";
+    String code = JavaCode.withoutComments(source);
+    assertThat(code)
+        .contains("int a;", "int b;", "int c;", "\"\\\\u002F\\\\u002F kept\"")
+        .doesNotContain("gone");
+  }
 }
