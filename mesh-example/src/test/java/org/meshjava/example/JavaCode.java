@@ -19,7 +19,22 @@ final class JavaCode {
     StringBuilder out = new StringBuilder(source.length());
     int i = 0;
     int n = source.length();
+    // Where each character that may open a comment or a literal is next met, each found again
+    // only once passed: the text between them is copied whole, which keeps reading every source
+    // of the tree fast from a cold JVM.
+    int slash = -1;
+    int quote = -1;
+    int apostrophe = -1;
     while (i < n) {
+      slash = slash < i ? nextOf(source, '/', i) : slash;
+      quote = quote < i ? nextOf(source, '"', i) : quote;
+      apostrophe = apostrophe < i ? nextOf(source, '\'', i) : apostrophe;
+      int next = Math.min(slash, Math.min(quote, apostrophe));
+      out.append(source, i, next);
+      i = next;
+      if (i == n) {
+        break;
+      }
       if (source.startsWith("//", i)) {
         int end = source.indexOf('\n', i);
         i = end < 0 ? n : end;
@@ -41,6 +56,12 @@ final class JavaCode {
       }
     }
     return out.toString();
+  }
+
+  /** The index of the first {@code c} at or after {@code from}, or the length if there is none. */
+  private static int nextOf(String source, char c, int from) {
+    int at = source.indexOf(c, from);
+    return at < 0 ? source.length() : at;
   }
 
   /** The index just past the string or character literal that opens at {@code start}. */
@@ -91,20 +112,23 @@ final class JavaCode {
     int n = source.length();
     int i = 0;
     while (i < n) {
-      char c = source.charAt(i);
+      int backslash = nextOf(source, '\\', i);
+      out.append(source, i, backslash);
+      i = backslash;
+      if (i == n) {
+        break;
+      }
       int hex = i + 1;
-      while (c == '\\' && hex < n && source.charAt(hex) == 'u') {
+      while (hex < n && source.charAt(hex) == 'u') {
         hex++;
       }
       if (hex > i + 1 && isFourHexDigits(source, hex)) {
         out.append((char) Integer.parseInt(source, hex, hex + 4, 16));
         i = hex + 4;
-      } else if (c == '\\' && i + 1 < n && source.charAt(i + 1) == '\\') {
-        out.append(source, i, i + 2);
-        i += 2;
       } else {
-        out.append(c);
-        i++;
+        int stop = i + 1 < n && source.charAt(i + 1) == '\\' ? i + 2 : i + 1;
+        out.append(source, i, stop);
+        i = stop;
       }
     }
     return out.toString();
