@@ -22,4 +22,24 @@ class JavaCodeTest {
         .contains("\"http://x/*y\"", "'\\''", "// kept", "'/'", "int z;")
         .doesNotContain("gone");
   }
+
+  @Test
+  void aTextBlock_endsAtTheFirstDelimiterNoBackslashEscapes() {
+    String source =
+        "String t = \"\"\"\n  say \\\"\"\" // kept\n  \"\"\"; // gone\n"
+            + "String q = \"\"\"\n  a quote\\\"\"\"\"; // gone too\nint z;";
+    String code = JavaCode.withoutComments(source);
+    assertThat(code).contains("say \\\"\"\" // kept", "int z;").doesNotContain("gone");
+  }
+
+  @Test
+  void unicodeEscapes_areReadFirst_asTheCompilerReadsThem() {
+    String source =
+        "int a; \\u002F\\u002F gone\nint b; \\u002f* gone too *\\uu002f int c;"
+            + " String s = \"\\\\u002F\\\\u002F kept\";";
+    String code = JavaCode.withoutComments(source);
+    assertThat(code)
+        .contains("int a;", "int b;", "int c;", "\"\\\\u002F\\\\u002F kept\"")
+        .doesNotContain("gone");
+  }
 }
