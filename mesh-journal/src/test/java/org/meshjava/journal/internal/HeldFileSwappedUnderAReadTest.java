@@ -196,7 +196,7 @@ class HeldFileSwappedUnderAReadTest {
       assertThat(refused.reason()).isEqualTo(JournalException.Reason.IO);
       assertThat(refused.detail())
           .startsWith("cannot read " + other + ": this process keeps open " + LockHolder.MAX_KEPT)
-          .endsWith("it opens no more until it restarts");
+          .endsWith("it opens no more while it holds those files or until it restarts");
       // One opened past the bound (by a thread that passed the check before) is kept still: the
       // bound is kept by refusing to open, never by letting a lock go.
       LockHolder.closeKeepingLocks(FileChannel.open(held, StandardOpenOption.READ));
