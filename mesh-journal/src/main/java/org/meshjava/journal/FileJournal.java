@@ -303,6 +303,14 @@ public final class FileJournal implements Journal {
    * shape past those bytes; empty otherwise, or if the file cannot be read.
    */
   private static Optional<JournalException> onlyRecordDamagedFor(Path path, Path folder) {
+    // On a journal I/O thread: an interrupt on the caller's would close the descriptor, which may
+    // be of a file this process holds locked swapped in under the name, and let that lock go; and
+    // it would fail the read of the folder's record, changing the verdict.
+    return JournalIo.call(() -> onlyRecordDamagedHere(path, folder));
+  }
+
+  /** {@link #onlyRecordDamagedFor} on this thread. */
+  private static Optional<JournalException> onlyRecordDamagedHere(Path path, Path folder) {
     Optional<Path> recorded = SnapshotFolderOwner.recorded(folder);
     if (recorded.isEmpty()
         || !SnapshotFolderOwner.realPath(recorded.get())
@@ -1664,7 +1672,10 @@ public final class FileJournal implements Journal {
   /**
    * Streams the records of the journal at {@code path} from {@code from} without locking or
    * changing it (for {@code mesh journal verify}); a journal this process holds is read through its
-   * holder. A torn final line is left out.
+   * holder. A torn final line is left out. The read and every call of {@code sink} run on a journal
+   * I/O thread ({@link JournalIo}) while the caller waits, as a held journal's {@link #read} runs
+   * them: an interrupt of the caller neither reaches the sink nor stops the scan, and is set again
+   * when it returns or throws.
    *
    * @throws JournalException as {@link Journal#read}; {@code CORRUPT} also where {@code path} leads
    *     to one of a journal's archived segments, as {@link #open(Path)} refuses it
@@ -1683,11 +1694,18 @@ public final class FileJournal implements Journal {
         return;
       }
       // Closed keeping locks: a journal held here swapped in under the name after holder() looked.
-      try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
-        FileChannel ch = read.channel();
-        Tail tail = tail(ch, path);
-        readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
-      }
+      // On a journal I/O thread, the sink too, as the holder's read runs it: an interrupt on the
+      // caller's would close the descriptor, which may be of that held file, and let its lock go.
+      JournalIo.run(
+          () -> {
+            try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+              FileChannel ch = read.channel();
+              Tail tail = tail(ch, path);
+              readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
+            } catch (IOException e) {
+              throw io("cannot read", path, e);
+            }
+          });
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }

@@ -67,9 +67,18 @@ class SegmentNamingAHeldFileTest {
     }
   }
 
+  /**
+   * A scan on a caller's thread whose interrupt is set: the scan runs on a journal I/O thread, so
+   * the segment is read through the holder's descriptor as the holder's own read reads it (refused
+   * as the segment it is not), the interrupt never reaches that descriptor, the journal stays
+   * locked and the caller keeps its interrupt. Before, the scan read on the caller's thread, where
+   * reading through the holder's descriptor would let the interrupt close it, so it was refused
+   * {@code IO} as another name of a journal held here.
+   */
   @Test
-  void aSegmentThatIsAHardLinkOfAHeldJournal_readOnAnInterruptedCallersThread_isRefusedUnread()
-      throws Exception {
+  void
+      aSegmentThatIsAHardLinkOfAHeldJournal_scannedOnAnInterruptedCallersThread_isReadThroughItsHolder()
+          throws Exception {
     Path heldPath = dir.resolve("held.log");
     Path other = dir.resolve("other.log");
     Path segment = archivedFirstFour(other);
@@ -77,19 +86,26 @@ class SegmentNamingAHeldFileTest {
       Files.delete(segment);
       Files.createLink(segment, heldPath);
 
-      // A scan reads the segments on the caller's thread; read through the holder's descriptor
-      // there, an interrupt closed that descriptor, and the journal's lock went with it.
-      assertRefused(
-          segment,
-          "a journal",
-          () -> {
-            Thread.currentThread().interrupt();
-            try {
-              JournalFile.scan(other, 4, n -> {}, (r, line) -> {});
-            } finally {
-              Thread.interrupted();
-            }
-          });
+      boolean interruptKept;
+      JournalException e;
+      Thread.currentThread().interrupt();
+      try {
+        e =
+            catchThrowableOfType(
+                JournalException.class, () -> JournalFile.scan(other, 4, n -> {}, (r, line) -> {}));
+      } finally {
+        interruptKept = Thread.interrupted();
+      }
+      assertThat(interruptKept).as("the caller's interrupt").isTrue();
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+      assertThat(e.detail())
+          .isEqualTo(
+              "archived segment "
+                  + segment
+                  + " holds no whole record; give it the name of its first record, restore it"
+                  + " from a copy, or move every segment away so that the snapshot alone stands"
+                  + " for them");
       held.append(FileJournalStreamTest.sealed(0));
       SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(heldPath);
     }

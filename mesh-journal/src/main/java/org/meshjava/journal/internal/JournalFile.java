@@ -120,6 +120,10 @@ public final class JournalFile {
    * (for {@code mesh journal verify}, {@code inspect} and {@code export}). A missing file is an
    * empty journal. {@code progress} is told the count of records checked after each one.
    *
+   * <p>The read, and with it every call of {@code progress} and {@code visitor}, runs on a journal
+   * I/O thread ({@link JournalIo}) while the caller waits: an interrupt of the caller neither
+   * reaches the callbacks nor stops the scan, and is set again when it returns or throws.
+   *
    * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or does
    *     not chain, or a line longer than any record; {@code IO}; or what {@code visitor} throws
    */
@@ -137,6 +141,17 @@ public final class JournalFile {
    * @throws JournalException also {@code ARCHIVED} if the segments are not all present
    */
   public static End scan(
+      Path path, long liveStart, java.util.function.LongConsumer progress, Visitor visitor)
+      throws JournalException {
+    // On a journal I/O thread, the caller's callbacks too, as a held journal's read runs them: an
+    // interrupt of the caller's thread during a read on it would close the descriptor, which may be
+    // of a file this process holds locked swapped in under the name, and let that lock go. The
+    // pool grows for a callback that does journal I/O of its own, so none waits for a thread.
+    return JournalIo.call(() -> scanHere(path, liveStart, progress, visitor));
+  }
+
+  /** {@link #scan(Path, long, java.util.function.LongConsumer, Visitor)} on this thread. */
+  private static End scanHere(
       Path path, long liveStart, java.util.function.LongConsumer progress, Visitor visitor)
       throws JournalException {
     Scanner scanner = new Scanner(progress);

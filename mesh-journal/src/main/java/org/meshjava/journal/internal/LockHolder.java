@@ -6,9 +6,11 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +27,8 @@ public final class LockHolder {
    * {@link #requireRoomToKeep} refuse to open more. Only a file this process holds locked, swapped
    * in under a name it was opening by someone who can write that folder, is kept, one per swap; a
    * process that has seen this many is under attack, and a bound on what it keeps is kept by
-   * refusing to open, never by closing one (which would let a lock go).
+   * refusing to open, never by closing one whose file it still holds (which would let a lock go):
+   * at the bound, those whose file it holds no more are closed first.
    */
   static final int MAX_KEPT = 32;
 
@@ -74,14 +77,36 @@ public final class LockHolder {
   }
 
   /**
+   * The pauses before each retry of a lock attempt another process refused (see {@link #tryLock}):
+   * 1, 5 and 25 ms, so a refusal that stands is reported about 31 ms later than its first try.
+   */
+  static final List<Duration> RETRY_PAUSES =
+      List.of(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(25));
+
+  /**
    * Runs {@code attempt}, an OS file lock a journal or a snapshot folder's claim tries, never while
-   * {@link #closeKeepingLocks} probes a file (see {@link #TABLE}).
+   * {@link #closeKeepingLocks} probes a file (see {@link #TABLE}). Where another process refuses
+   * it, it is tried again after each of {@link #RETRY_PAUSES} before the refusal stands: that
+   * process may be only probing the file ({@link #closeKeepingLocks} in another process that reads
+   * this journal by name takes a shared lock on it for the moment of a close), and a steward
+   * starting at that instant would otherwise be refused {@code LOCKED} by a journal no one holds. A
+   * real holder holds it for as long as it runs, so only the refusal's report is later. An
+   * interrupt of the calling thread during a pause ends the retries with the refusal, its interrupt
+   * kept. Thread-safe.
    *
    * @throws IOException what the attempt throws
    */
   public static @Nullable FileLock tryLock(Attempt attempt) throws IOException {
-    synchronized (TABLE) {
-      return attempt.tryLock();
+    for (int retry = 0; ; retry++) {
+      FileLock lock;
+      synchronized (TABLE) {
+        lock = attempt.tryLock();
+      }
+      if (lock != null || retry == RETRY_PAUSES.size() || Thread.currentThread().isInterrupted()) {
+        return lock;
+      }
+      // Outside the table's turn: a probe in this process may run meanwhile.
+      LockSupport.parkNanos(RETRY_PAUSES.get(retry).toNanos());
     }
   }
 
@@ -187,8 +212,17 @@ public final class LockHolder {
       return all.size();
     }
 
-    /** As {@link LockHolder#requireRoomToKeep}. */
+    /**
+     * As {@link LockHolder#requireRoomToKeep}. At the bound, each descriptor kept is asked again
+     * whether this process still holds its file's lock, and those whose lock has gone since (the
+     * journal closed, the folder's claim let go) are closed first: closing them lets no lock go,
+     * and a process that saw swaps while it held a journal is not refused for good once it holds it
+     * no more.
+     */
     void requireRoom() throws IOException {
+      if (channels.size() >= bound) {
+        closeNoLongerHeld();
+      }
       int kept = channels.size();
       if (kept >= bound) {
         throw new IOException(
@@ -196,7 +230,18 @@ public final class LockHolder {
                 + kept
                 + " descriptors of files it holds locked that were swapped in under names it was"
                 + " opening (someone who can write its folders did so), and closing one would let"
-                + " that lock go; it opens no more until it restarts");
+                + " that lock go; it opens no more while it holds those files or until it restarts");
+      }
+    }
+
+    /** Closes each descriptor kept whose file this process no longer holds a lock on. */
+    private void closeNoLongerHeld() {
+      for (FileChannel channel : List.copyOf(channels)) {
+        synchronized (TABLE) {
+          if (!heldHere(channel) && channels.remove(channel)) {
+            closeQuietly(channel);
+          }
+        }
       }
     }
 

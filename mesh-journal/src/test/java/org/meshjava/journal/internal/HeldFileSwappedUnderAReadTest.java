@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,6 +19,7 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.SnapshotFolderClaim;
 
 /**
  * A read by name (a snapshot, a journal read without its lock) that opens, in place of the file it
@@ -85,6 +87,78 @@ class HeldFileSwappedUnderAReadTest {
     }
   }
 
+  /**
+   * A scan interrupted during its read of a held journal swapped in: the read, and the sink it
+   * calls, run where the interrupt cannot close the descriptor, and the caller keeps its interrupt.
+   * Regression: they read on the caller's thread, the interrupt closed the descriptor of the held
+   * journal, and its lock went.
+   */
+  @Test
+  void aJournalScan_interruptedDuringItsRead_ofAHeldJournalSwappedIn_leavesItLocked()
+      throws Exception {
+    staysLocked(
+        () ->
+            interruptedAtTheSwap(
+                0,
+                () -> FileJournal.scan(other, JournalPosition.GENESIS, new HashMap<>(), r -> {})));
+  }
+
+  /**
+   * As above, for the reader of {@code mesh journal verify}, {@code inspect} and {@code export}.
+   */
+  @Test
+  void aJournalFileScan_interruptedDuringItsRead_ofAHeldJournalSwappedIn_leavesItLocked()
+      throws Exception {
+    staysLocked(
+        () -> interruptedAtTheSwap(0, () -> JournalFile.scan(other, n -> {}, (r, line) -> {})));
+  }
+
+  /**
+   * The check whether a file refused as no journal is its snapshot folder's journal damaged, when
+   * the read of the file's line is interrupted and the file is a held journal swapped in.
+   * Regression: that read ran on the caller's thread, and the interrupt let the held journal's lock
+   * go.
+   */
+  @Test
+  void aOneLineDamageCheck_interruptedDuringItsRead_ofAHeldJournalSwappedIn_leavesItLocked()
+      throws Exception {
+    Files.writeString(other, "# notes\n");
+    Path folder = Files.createDirectory(dir.resolve("snapshots"));
+    Files.writeString(folder.resolve(SnapshotFolderClaim.JOURNAL_FILE), other.toRealPath() + "\n");
+    // The first open is the refused read of the file itself; the second, the check's, is swapped.
+    staysLocked(() -> interruptedAtTheSwap(1, () -> FileJournal.firstSequence(other, folder)));
+  }
+
+  /**
+   * Runs {@code read} where its opens after the first {@code byName} (which open the name asked
+   * for) open the held journal's file instead, each interrupting this thread as it does so: an
+   * interrupt that arrives during a read of the swapped-in file. Then clears the interrupt; an
+   * unchecked failure, which {@link #staysLocked} refuses, if it was lost.
+   */
+  private void interruptedAtTheSwap(int byName, ThrowingCallable read) throws Throwable {
+    Thread caller = Thread.currentThread();
+    AtomicInteger opens = new AtomicInteger();
+    LockHolder.openWith(
+        file -> {
+          if (opens.getAndIncrement() < byName) {
+            return FileChannel.open(file, StandardOpenOption.READ);
+          }
+          caller.interrupt();
+          return FileChannel.open(held, StandardOpenOption.READ);
+        });
+    Throwable refused = catchThrowable(read);
+    boolean kept = Thread.interrupted();
+    if (opens.get() <= byName) {
+      throw new IllegalStateException("the read opened no swapped file: " + opens.get());
+    }
+    if (!kept) {
+      throw new IllegalStateException("the caller's interrupt was lost");
+    }
+    if (refused != null) {
+      throw refused;
+    }
+  }
+
   @Test
   void aJournalsLinksChecked_inAHeldJournalSwappedIn_leaveItLocked() throws Exception {
     staysLocked(() -> FileJournal.checkLinksBefore(other, 0));
@@ -122,7 +196,7 @@ class HeldFileSwappedUnderAReadTest {
       assertThat(refused.reason()).isEqualTo(JournalException.Reason.IO);
       assertThat(refused.detail())
           .startsWith("cannot read " + other + ": this process keeps open " + LockHolder.MAX_KEPT)
-          .endsWith("it opens no more until it restarts");
+          .endsWith("it opens no more while it holds those files or until it restarts");
       // One opened past the bound (by a thread that passed the check before) is kept still: the
       // bound is kept by refusing to open, never by letting a lock go.
       LockHolder.closeKeepingLocks(FileChannel.open(held, StandardOpenOption.READ));
