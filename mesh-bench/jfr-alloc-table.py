@@ -19,13 +19,14 @@ whose pattern matches a frame of its stack, else to Jetty's own work; the shares
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
-A recording that is missing, not JSON, not jfr print --json's shape, or without a mesh-side byte
-sampled (no such event, or weights of 0 only) stops with one line naming the file and what is
-wrong, and exit code 1.
+A recording that is missing, not JSON, not jfr print --json's shape (a weight that is not a
+finite number of bytes, 0 or more, included), or without a mesh-side byte sampled (no such event,
+or weights of 0 only) stops with one line naming the file and what is wrong, and exit code 1.
 """
 import argparse
 import collections
 import json
+import math
 import re
 import sys
 
@@ -128,6 +129,11 @@ def main():
             frames = [f["type"]["name"].replace("/", ".") + "." + f["name"] for f in m]
             part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
             weight = v["weight"] + 0
+            if isinstance(v["weight"], bool) or not 0 <= weight < math.inf:
+                # A sample stands for the bytes allocated since the last one: a count. A negative,
+                # NaN or infinite one (JSON allows them, jfr never writes them) made shares that
+                # were negative or nan, or summed with another to a total of 0.
+                raise TypeError(weight)
             where = site(v)
             allocated = v["objectClass"]["name"]
         except (KeyError, TypeError, IndexError, AttributeError):

@@ -1,11 +1,13 @@
 package org.meshjava.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * {@link ServeAbTiming}'s command line, checked before anything starts, so that a mistyped one is
@@ -67,7 +69,7 @@ record ServeAbArguments(
   /**
    * {@code args} read; {@link IllegalArgumentException} with the reason for a line that is short,
    * names an unknown scenario, gives a count that is not a whole number in range, or a build that
-   * is not {@code NAME=JAR_DIR} with a directory there.
+   * is not {@code NAME=JAR_DIR} with a directory of jars there.
    */
   static ServeAbArguments parse(String... args) {
     if (args.length < 5) {
@@ -87,6 +89,11 @@ record ServeAbArguments(
       if (!Files.isDirectory(dir)) {
         throw new IllegalArgumentException("build " + nd[0] + ": " + dir + " is not a directory");
       }
+      if (!holdsAJar(dir)) {
+        // mesh-cli/target given for mesh-cli/target/lib: a NoClassDefFoundError (the worker links
+        // to classes no jar there holds) in a stack trace, after the fake upstream had started.
+        throw new IllegalArgumentException("build " + nd[0] + ": " + dir + " holds no .jar");
+      }
       builds.add(new NamedBuild(nd[0], dir));
     }
     return new ServeAbArguments(
@@ -95,6 +102,14 @@ record ServeAbArguments(
         count("PER_ROUND", args[2]),
         count("WARM", args[3]),
         builds);
+  }
+
+  private static boolean holdsAJar(Path dir) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.anyMatch(f -> f.toString().endsWith(".jar"));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(dir + " cannot be listed: " + e.getMessage(), e);
+    }
   }
 
   private static int count(String what, String text) {

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * read the next word as the count and stopped with an {@code IndexError}; it now lists the top 15
  * sites, and a count that is not a positive number is a usage line and exit 2. A recording that is
  * missing, not JSON, or JSON of another shape stopped with a traceback; it is now one line naming
- * the file, and exit 1. Runs the script on a two-sample recording; skipped where no {@code python3}
- * is on the path, except on CI ({@code CI=true}), where a missing python3 fails it.
+ * the file, and exit 1; so is one with a negative, NaN or infinite weight, which printed negative
+ * or nan shares and exit 0. Runs the script on a two-sample recording; skipped where no {@code
+ * python3} is on the path, except on CI ({@code CI=true}), where a missing python3 fails it.
  */
 class JfrAllocTableArgumentsTest {
   @TempDir Path tmp;
@@ -153,6 +154,21 @@ class JfrAllocTableArgumentsTest {
     assertThat(ran.err())
         .doesNotContain("Traceback")
         .contains("zero.json: no mesh-side bytes sampled (2 events, total weight 0)");
+    assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
+  void aRecordingWithANegativeWeight_isOneLineNamingTheEvent_exit1() throws Exception {
+    // A weight is a count of bytes: -3000 beside 1000 printed a share of -150% and exit 0.
+    Ran ran =
+        table(
+            Files.writeString(
+                tmp.resolve("negative.json"),
+                RECORDING.replace("\"weight\":3000", "\"weight\":-3000")),
+            "--sites");
+    assertThat(ran.err())
+        .doesNotContain("Traceback")
+        .contains("negative.json: event 0 is not a jdk.ObjectAllocationSample");
     assertThat(ran.code()).isEqualTo(1);
   }
 

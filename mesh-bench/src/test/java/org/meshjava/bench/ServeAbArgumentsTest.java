@@ -3,22 +3,31 @@ package org.meshjava.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ServeAbTiming}'s command line and what it counts. Regressions: {@code ROUNDS} of 0, and a
  * build given without {@code =}, each ended in an {@code ArrayIndexOutOfBoundsException} (the first
- * after every build had been warmed); each is now refused in one line naming the argument. Only the
- * timing thread's CPU was counted, so work a build moved to another thread read as a saving; the
- * process's CPU over the same serves is now counted beside it.
+ * after every build had been warmed); each is now refused in one line naming the argument, as is a
+ * build directory with no jar in it (a {@code NoClassDefFoundError}'s trace). Only the timing
+ * thread's CPU was counted, so work a build moved to another thread read as a saving; the process's
+ * CPU over the same serves is now counted beside it.
  */
 class ServeAbArgumentsTest {
   @TempDir Path jars;
+
+  @BeforeEach
+  void aJarInTheBuild() throws IOException {
+    Files.createFile(jars.resolve("mesh-core.jar"));
+  }
 
   @Test
   void aWellFormedLine_isReadInOrder() {
@@ -66,6 +75,15 @@ class ServeAbArgumentsTest {
     assertThatThrownBy(
             () -> ServeAbArguments.parse("proxied", "3", "200", "1", "a=" + jars.resolve("none")))
         .hasMessageContaining("is not a directory");
+  }
+
+  @Test
+  void aDirectoryWithoutJars_isRefusedNamingIt() throws IOException {
+    // mesh-cli/target for mesh-cli/target/lib: a NoClassDefFoundError's trace, after starting.
+    Path target = Files.createDirectory(jars.resolve("target"));
+    assertThatThrownBy(() -> ServeAbArguments.parse("proxied", "3", "200", "1", "a=" + target))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("build a: " + target + " holds no .jar");
   }
 
   @Test
