@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.meshjava.testpg.PostgresTestServer;
 
@@ -58,6 +59,52 @@ class PostgresSessionResetTest {
           .as("the batch before the reset")
           .isEqualTo("on 30s 45s warning public, pg_temp");
       assertThat(seen.get(1)).as("the batch after the reset").isEqualTo(seen.get(0));
+    }
+  }
+
+  /**
+   * A trigger that resets the settings during the batch's own insert: set again only ahead of the
+   * insert, they stayed reset for that batch's COMMIT, which ran under the database's {@code
+   * synchronous_commit = off} and was acknowledged before the server's disk had it.
+   */
+  @Test
+  void aResetAllByTheBatchsOwnInsert_isUndoneBeforeItsCommit() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String database = server.newDatabase();
+    sql(
+        server,
+        database,
+        "ALTER DATABASE " + database + " SET synchronous_commit = off",
+        "ALTER DATABASE " + database + " SET client_min_messages = error");
+    AtomicReference<Connection> session = new AtomicReference<>();
+    try (PostgresJournal j =
+        PostgresJournal.open(
+            PostgresLocation.parse(server.url(database) + "?lease_ms=60000"),
+            PostgresJournalTest.newName(),
+            () -> {},
+            c -> {
+              session.set(c);
+              return c;
+            })) {
+      sql(
+          server,
+          database,
+          "CREATE FUNCTION reset_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+              + " RESET ALL; RETURN NEW; END $$",
+          "CREATE TRIGGER reset_all BEFORE INSERT ON mesh_journal_record"
+              + " FOR EACH ROW EXECUTE FUNCTION reset_all()");
+      j.append(PostgresJournalTest.authorised(0));
+      // Nothing runs on the session between the batch's last statement and its COMMIT, nor after
+      // it: what it holds now is what the COMMIT ran under.
+      try (Statement s = session.get().createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT pg_catalog.current_setting('synchronous_commit'),"
+                      + " pg_catalog.current_setting('client_min_messages')")) {
+        rs.next();
+        assertThat(rs.getString(1)).as("synchronous_commit").isEqualTo("on");
+        assertThat(rs.getString(2)).as("client_min_messages").isEqualTo("warning");
+      }
     }
   }
 
