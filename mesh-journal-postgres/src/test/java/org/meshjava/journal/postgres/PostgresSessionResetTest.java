@@ -108,6 +108,32 @@ class PostgresSessionResetTest {
     }
   }
 
+  /**
+   * The settings and the insert go as three statements in one request: under each of the driver's
+   * query modes (the simple protocol inlines the parameters, a server-prepared statement is
+   * prepared from the first batch on) every batch is stored, and read back as written.
+   */
+  @Test
+  void theBatchsThreeStatements_storeItsRecords_underEachOfTheDriversQueryModes() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String database = server.newDatabase();
+    for (String mode :
+        List.of(
+            "preferQueryMode=simple",
+            "preferQueryMode=extendedForPrepared",
+            "prepareThreshold=1")) {
+      PostgresLocation where =
+          PostgresLocation.parse(server.url(database) + "?lease_ms=60000&" + mode);
+      String name = PostgresJournalTest.newName();
+      try (PostgresJournal j = PostgresJournal.open(where, name)) {
+        for (int i = 0; i < 3; i++) {
+          j.append(PostgresJournalTest.authorised(i));
+        }
+      }
+      assertThat(PostgresJournal.readLines(where, name)).as(mode).hasSize(4);
+    }
+  }
+
   private static List<String> seen(PostgresTestServer server, String database) throws Exception {
     List<String> seen = new ArrayList<>();
     try (Connection c = server.connect(database);
