@@ -22,15 +22,13 @@ class PostgresSessionResetTest {
   @Test
   void aResetAllOnTheJournalsSession_isUndoneByItsNextBatch() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
-    String database = server.newDatabase();
-    sql(
-        server,
-        database,
-        // The database's own settings: what a RESET ALL goes back to.
-        "ALTER DATABASE " + database + " SET synchronous_commit = off",
-        "ALTER DATABASE " + database + " SET lock_timeout = '150ms'",
-        "ALTER DATABASE " + database + " SET statement_timeout = '170ms'",
-        "ALTER DATABASE " + database + " SET client_min_messages = error");
+    String database =
+        databaseSetting(
+            server,
+            "synchronous_commit = off",
+            "lock_timeout = '150ms'",
+            "statement_timeout = '170ms'",
+            "client_min_messages = error");
     try (PostgresJournal j =
         PostgresJournal.open(
             PostgresLocation.parse(server.url(database) + "?lease_ms=60000"),
@@ -70,12 +68,8 @@ class PostgresSessionResetTest {
   @Test
   void aResetAllByTheBatchsOwnInsert_isUndoneBeforeItsCommit() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
-    String database = server.newDatabase();
-    sql(
-        server,
-        database,
-        "ALTER DATABASE " + database + " SET synchronous_commit = off",
-        "ALTER DATABASE " + database + " SET client_min_messages = error");
+    String database =
+        databaseSetting(server, "synchronous_commit = off", "client_min_messages = error");
     AtomicReference<Connection> session = new AtomicReference<>();
     try (PostgresJournal j =
         PostgresJournal.open(
@@ -132,6 +126,21 @@ class PostgresSessionResetTest {
       }
       assertThat(PostgresJournal.readLines(where, name)).as(mode).hasSize(4);
     }
+  }
+
+  /**
+   * A new database with {@code settings} of its own ({@code name = value}): what a {@code RESET
+   * ALL} on the journal's session goes back to.
+   */
+  private static String databaseSetting(PostgresTestServer server, String... settings)
+      throws Exception {
+    String database = server.newDatabase();
+    String[] statements = new String[settings.length];
+    for (int i = 0; i < settings.length; i++) {
+      statements[i] = "ALTER DATABASE " + database + " SET " + settings[i];
+    }
+    sql(server, database, statements);
+    return database;
   }
 
   private static List<String> seen(PostgresTestServer server, String database) throws Exception {
