@@ -1255,11 +1255,12 @@ public final class PostgresJournal implements Journal {
     }
     Array seqArray = connection.createArrayOf("bigint", seqs);
     Array lineArray = connection.createArrayOf("bytea", lines.toArray(new byte[0][]));
-    // The session's settings set again in the same request, ahead of the insert: a RESET ALL since
-    // the last batch (a trigger's, a pooler's DISCARD ALL) left the role's in their place.
+    // The session's settings set again in the same request, before the insert and after it: a
+    // RESET ALL since the last batch, or one the insert's own trigger ran, left the role's in
+    // their place, a synchronous_commit = off for the COMMIT among them.
     try (PreparedStatement ps =
-        connection.prepareStatement(SessionSettings.RESTORE + JournalSchema.fencedInsert(tables))) {
-      int at = settings.bind(connection, ps);
+        connection.prepareStatement(SessionSettings.around(JournalSchema.fencedInsert(tables)))) {
+      int at = settings.bind(connection, ps, 6);
       ps.setString(at + 1, name);
       ps.setLong(at + 2, epoch);
       ps.setArray(at + 3, seqArray);

@@ -17,8 +17,8 @@ import java.util.List;
  * session (a trigger's, or a pooler's {@code DISCARD ALL} between transactions) put every one of
  * them back to the role's or the database's value for the rest of the journal's life, a {@code
  * synchronous_commit = off} acknowledging batches the server could still lose among them. {@link
- * #RESTORE} sets them again in the batch's own request, ahead of its insert: no round trip more
- * (SPEC.md section 60.7, "Faults"). Immutable.
+ * #around} sets them again in the batch's own request, ahead of its insert and after it: no round
+ * trip more (SPEC.md section 60.7, "Faults"). Immutable.
  */
 final class SessionSettings {
   /**
@@ -37,16 +37,28 @@ final class SessionSettings {
 
   /**
    * Sets the two array parameters' settings, names and values, for the session (not the transaction
-   * alone, so a heartbeat after the batch has them too); the statement's own parameters follow
-   * them. Session-wide yet set in the batch's transaction: it takes effect at once, for the insert
-   * and its COMMIT. No space after its semicolon: the driver sends the statement after it from
-   * there on, and the insert's text in {@code pg_stat_activity} would begin with a space, missed by
-   * whoever looks for it by how it begins.
+   * alone, so a heartbeat after the batch has them too). Session-wide yet set in the batch's
+   * transaction: it takes effect at once, for the statement after it and the COMMIT.
    */
-  static final String RESTORE =
+  private static final String SET_AGAIN =
       "SELECT pg_catalog.count(pg_catalog.set_config(s.name, s.value, false))"
           + " FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
-          + " pg_catalog.unnest(?::pg_catalog.text[])) AS s(name, value);";
+          + " pg_catalog.unnest(?::pg_catalog.text[])) AS s(name, value)";
+
+  /**
+   * {@code statement} with the settings set again before it and after it, in one request: before,
+   * so that it runs under them after a {@code RESET ALL} since the last batch; after, so that the
+   * {@code COMMIT} does too where something run by the statement itself (a {@code BEFORE INSERT}
+   * trigger's {@code RESET ALL} or {@code SET synchronous_commit = off}, a column default's {@code
+   * set_config}) changed them: set only before, that batch was acknowledged under {@code off},
+   * before the server's disk had it. Its first result is the setting's, the statement's the second
+   * (parameters from 3 on, see {@link #bind}), then the setting's again. No space after a
+   * semicolon: the driver sends each statement from there on, and the statement's text in {@code
+   * pg_stat_activity} would begin with a space, missed by whoever looks for it by how it begins.
+   */
+  static String around(String statement) {
+    return SET_AGAIN + ";" + statement + ";" + SET_AGAIN;
+  }
 
   private final String[] names;
   private final String[] values;
@@ -82,13 +94,18 @@ final class SessionSettings {
   }
 
   /**
-   * Binds the parameters of {@link #RESTORE} ahead of a statement's, as parameters 1 and 2.
+   * Binds the settings' parameters of {@link #around}: 1 and 2, and the two after the statement's
+   * {@code statementParameters}.
    *
-   * @return the number of parameters bound
+   * @return the number of parameters bound ahead of the statement's
    */
-  int bind(Connection c, PreparedStatement ps) throws SQLException {
-    ps.setArray(1, c.createArrayOf("text", names));
-    ps.setArray(2, c.createArrayOf("text", values));
+  int bind(Connection c, PreparedStatement ps, int statementParameters) throws SQLException {
+    Array asked = c.createArrayOf("text", names);
+    Array given = c.createArrayOf("text", values);
+    ps.setArray(1, asked);
+    ps.setArray(2, given);
+    ps.setArray(statementParameters + 3, asked);
+    ps.setArray(statementParameters + 4, given);
     return 2;
   }
 }
