@@ -83,6 +83,15 @@ class NativeCallJvmFailingTest {
             });
   }
 
+  /** {@code release} as a handle of CFRelease's type, {@code (MemorySegment)void}. */
+  private static MethodHandle asCfRelease(Consumer<Object> release)
+      throws ReflectiveOperationException {
+    return MethodHandles.lookup()
+        .findVirtual(Consumer.class, "accept", MethodType.methodType(void.class, Object.class))
+        .bindTo(release)
+        .asType(MethodType.methodType(void.class, MemorySegment.class));
+  }
+
   @Test
   void ioReportsRelease_inWhichTheHeapRunsOut_releasesEveryOtherObject_thenPassesItOn()
       throws ReflectiveOperationException {
@@ -95,11 +104,7 @@ class NativeCallJvmFailingTest {
           }
           released.add((MemorySegment) object);
         };
-    MethodHandle cfRelease =
-        MethodHandles.lookup()
-            .findVirtual(Consumer.class, "accept", MethodType.methodType(void.class, Object.class))
-            .bindTo(release)
-            .asType(MethodType.methodType(void.class, MemorySegment.class));
+    MethodHandle cfRelease = asCfRelease(release);
     List<MemorySegment> owned =
         new ArrayList<>(
             List.of(
@@ -124,11 +129,7 @@ class NativeCallJvmFailingTest {
           released.add(object);
           throw new IllegalStateException("CFRelease of a freed object");
         };
-    MethodHandle cfRelease =
-        MethodHandles.lookup()
-            .findVirtual(Consumer.class, "accept", MethodType.methodType(void.class, Object.class))
-            .bindTo(release)
-            .asType(MethodType.methodType(void.class, MemorySegment.class));
+    MethodHandle cfRelease = asCfRelease(release);
     List<MemorySegment> owned =
         new ArrayList<>(List.of(MemorySegment.ofAddress(1), MemorySegment.ofAddress(2)));
 
