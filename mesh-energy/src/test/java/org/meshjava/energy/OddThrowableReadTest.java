@@ -96,6 +96,36 @@ class OddThrowableReadTest {
     }
   }
 
+  /**
+   * Regression: an Error out of a channel told that its probe ended (thrown on past the ledger's
+   * catch, which takes only exceptions) left the probe's end midway: the probe stayed registered,
+   * and every window of the process was disturbed for good.
+   */
+  @Test
+  void aChannelToldItsProbeEnded_throwingAnError_throwsIt_andStillEndsTheProbesDisturbance() {
+    AtomicBoolean endThrows = new AtomicBoolean();
+    EnergyChannel channel =
+        new ForwardingChannel(cpu) {
+          @Override
+          public void probing(boolean running) {
+            if (!running && endThrows.getAndSet(false)) {
+              throw new LinkageError("the driver's binding is gone");
+            }
+          }
+        };
+    try (CounterMeter meter =
+        clock.watch(ProbedMeter.overPackageZero(channel, clock, reprobes::add))) {
+      endThrows.set(true);
+
+      assertThatThrownBy(meter::probeNow).isInstanceOf(LinkageError.class);
+
+      meter.probeNow();
+      assertThat(ProbedMeter.serveAlone(meter, clock))
+          .as("no probe left disturbing the domain")
+          .isEqualTo(Provenance.HwShunt);
+    }
+  }
+
   @Test
   void aReadThrowingAnExceptionWhoseWordsThrow_isAFailedRead_namedByItsClass() {
     try (CounterMeter meter = clock.watch(ProbedMeter.overPackageZero(cpu, clock, reprobes::add))) {
