@@ -83,11 +83,20 @@ class OddThrowableReadTest {
             }
           }
         };
+    aProbeThrows_andLeavesNoDisturbance(channel, recheckThrows, SpeechlessError.class);
+  }
+
+  /**
+   * Over {@code channel}, arms {@code fault}, checks that a probe then throws {@code thrown}, and
+   * that after a probe that does not a serve alone is a reading: no probe is left disturbing.
+   */
+  private void aProbeThrows_andLeavesNoDisturbance(
+      EnergyChannel channel, AtomicBoolean fault, Class<? extends Throwable> thrown) {
     try (CounterMeter meter =
         clock.watch(ProbedMeter.overPackageZero(channel, clock, reprobes::add))) {
-      recheckThrows.set(true);
+      fault.set(true);
 
-      assertThatThrownBy(meter::probeNow).isInstanceOf(SpeechlessError.class);
+      assertThatThrownBy(meter::probeNow).isInstanceOf(thrown);
 
       meter.probeNow();
       assertThat(ProbedMeter.serveAlone(meter, clock))
@@ -113,17 +122,7 @@ class OddThrowableReadTest {
             }
           }
         };
-    try (CounterMeter meter =
-        clock.watch(ProbedMeter.overPackageZero(channel, clock, reprobes::add))) {
-      endThrows.set(true);
-
-      assertThatThrownBy(meter::probeNow).isInstanceOf(LinkageError.class);
-
-      meter.probeNow();
-      assertThat(ProbedMeter.serveAlone(meter, clock))
-          .as("no probe left disturbing the domain")
-          .isEqualTo(Provenance.HwShunt);
-    }
+    aProbeThrows_andLeavesNoDisturbance(channel, endThrows, LinkageError.class);
   }
 
   @Test
