@@ -740,29 +740,53 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // A close that gave up waiting for this probe leaves the release to its end: the verdicts
       // then grade nothing, and are not said to make figures fall back to the estimator.
       boolean meterClosed = closed.get();
-      for (int i = 0; i < begun.size(); i++) {
-        begun
-            .get(i)
-            .endProbe(
-                i < verdicts.size()
-                    ? verdicts.get(i)
-                    : LivenessVerdict.notLive(
-                        CounterIssue.READ_FAILED,
-                        // The words of a channel's Error that ended the probe (one out of its
-                        // recheck) may throw: here, they skipped every later counter's end.
-                        failure == null
-                            ? "probe failed"
-                            : "probe failed: " + ThrowableWords.describe(failure)),
-                now,
-                meterClosed);
+      // What a counter's end threw (an Error out of its channel told the probe ended, the JVM
+      // failing): every other counter's end, and the disturbances' end, still run. Thrown out of
+      // this loop, it left the probe registered for good, every window of the process disturbed.
+      Throwable endThrew = null;
+      try {
+        for (int i = 0; i < begun.size(); i++) {
+          try {
+            begun
+                .get(i)
+                .endProbe(
+                    i < verdicts.size()
+                        ? verdicts.get(i)
+                        : LivenessVerdict.notLive(
+                            CounterIssue.READ_FAILED,
+                            // The words of a channel's Error that ended the probe (one out of its
+                            // recheck) may throw: here, they skipped every later counter's end.
+                            failure == null
+                                ? "probe failed"
+                                : "probe failed: " + ThrowableWords.describe(failure)),
+                    now,
+                    meterClosed);
+          } catch (RuntimeException | Error e) {
+            if (endThrew == null) {
+              endThrew = e;
+            } else if (endThrew != e) {
+              endThrew.addSuppressed(e);
+            }
+          }
+        }
+      } finally {
+        List<DomainLedger> disturbedToEnd;
+        synchronized (METERS) {
+          PROBES_RUNNING.remove(disturbed);
+          disturbedToEnd = List.copyOf(disturbed);
+        }
+        for (DomainLedger l : disturbedToEnd) {
+          l.endDisturbance();
+        }
       }
-      List<DomainLedger> disturbedToEnd;
-      synchronized (METERS) {
-        PROBES_RUNNING.remove(disturbed);
-        disturbedToEnd = List.copyOf(disturbed);
-      }
-      for (DomainLedger l : disturbedToEnd) {
-        l.endDisturbance();
+      if (endThrew != null) {
+        if (failure != null) {
+          if (failure != endThrew) {
+            failure.addSuppressed(endThrew); // the probe's own fault is what its caller gets
+          }
+        } else {
+          throwUnchecked(endThrew);
+        }
       }
     }
   }

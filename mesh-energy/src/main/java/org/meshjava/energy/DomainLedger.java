@@ -998,6 +998,11 @@ final class DomainLedger implements LivenessProbe.Target {
     afterWaitRanOut = Objects.requireNonNull(hook, "hook");
   }
 
+  /** Whether a thread is waiting for the books (for tests that act during such a wait). */
+  boolean booksAwaited() {
+    return books.hasQueuedThreads();
+  }
+
   /**
    * Runs {@code hook} each time a read's expiry has counted stale windows out, before they leave
    * these books; for tests of a failure there (an allocation), which no channel can cause.
@@ -1435,6 +1440,12 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   private void failed(CounterException e) {
     if (state == CounterState.LIVE && !released) {
+      if (releaseUnbooked) {
+        // The meter's close is under way, waiting for these books (it says so before its wait):
+        // it releases the counter next, and a closed meter runs no re-probe to promise.
+        notLiveAtClose(String.valueOf(e.getMessage()));
+        return;
+      }
       demote(
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
           String.valueOf(e.getMessage()));
@@ -1442,9 +1453,10 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * The books were held past a wait across the meter's close: the counter is not live, and is
-   * released at this settle, never re-probed. Said at WARN (a call into the channel hung, or the
-   * process paused), but not as a demotion awaiting a re-probe that a closed meter never runs.
+   * The books were held past a wait across the meter's close, or a read failed while the close
+   * waited for them: the counter is not live, and is released at this settle (or by the close),
+   * never re-probed. Said at WARN (a call into the channel hung, or the process paused), but not as
+   * a demotion awaiting a re-probe that a closed meter never runs.
    */
   private void notLiveAtClose(String facts) {
     state = CounterState.NOT_LIVE;

@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.meshjava.core.internal.JvmFailure;
 
 /**
  * Apple's private IOReport API bound through FFM: subscribes to the "Energy Model" channel group
@@ -127,13 +128,11 @@ final class IoReportNative implements IoReportSampler {
       own(subscription);
       subscribed = own(out.get(ADDRESS, 0));
     } catch (CounterException e) {
-      releaseOwned();
-      arena.close();
+      closeAll();
       throw e;
     } catch (Throwable t) {
-      releaseOwned();
-      arena.close();
-      throw new CounterException(CounterIssue.NATIVE_ERROR, "IOReport setup failed: " + t, t);
+      closeAll();
+      throw failed(CounterIssue.NATIVE_ERROR, "IOReport setup failed: ", t);
     }
   }
 
@@ -145,16 +144,46 @@ final class IoReportNative implements IoReportSampler {
     return object;
   }
 
-  /** Releases every owned object, newest first. Never throws. */
-  private void releaseOwned() {
+  /**
+   * What {@code t}, thrown across a downcall, is reported as: {@code issue} with {@code words}, but
+   * the JVM failing passes as it is ({@link JvmFailure}), never a failed read or set-up that blames
+   * IOReport.
+   */
+  static CounterException failed(CounterIssue issue, String words, Throwable t) {
+    JvmFailure.passIfFailing(t);
+    return new CounterException(issue, words + t, t);
+  }
+
+  /** Releases every owned object, then the arena, whatever the releases throw. */
+  private void closeAll() {
+    try {
+      releaseAll(cfRelease, owned);
+    } finally {
+      arena.close();
+    }
+  }
+
+  /**
+   * Releases every object in {@code owned} through {@code cfRelease}, newest first, and empties it.
+   * Throws nothing but the JVM failing ({@link JvmFailure}), and that only once every object has
+   * been released: one failed release must not keep the others. Package-private for the tests: no
+   * fake library can make a downcall throw.
+   */
+  static void releaseAll(MethodHandle cfRelease, List<MemorySegment> owned) {
+    Throwable failing = null;
     for (int i = owned.size() - 1; i >= 0; i--) {
       try {
         cfRelease.invokeExact(owned.get(i));
-      } catch (Throwable ignored) {
-        // best effort: one failed release must not keep the others
+      } catch (Throwable t) {
+        if (failing == null && JvmFailure.isFailing(t)) {
+          failing = t;
+        }
       }
     }
     owned.clear();
+    if (failing != null) {
+      JvmFailure.passIfFailing(failing);
+    }
   }
 
   /** Subscribes to the Energy Model group. Call only on macOS. */
@@ -202,7 +231,7 @@ final class IoReportNative implements IoReportSampler {
     } catch (CounterException e) {
       throw e;
     } catch (Throwable t) {
-      throw new CounterException(CounterIssue.READ_FAILED, "IOReport sample failed: " + t, t);
+      throw failed(CounterIssue.READ_FAILED, "IOReport sample failed: ", t);
     }
   }
 
@@ -251,11 +280,12 @@ final class IoReportNative implements IoReportSampler {
         cfRelease.invokeExact(previous);
         previous = MemorySegment.NULL;
       }
-    } catch (Throwable ignored) {
-      // releasing is best effort; the process is the owner of last resort
+    } catch (Throwable t) {
+      // releasing is best effort; the process is the owner of last resort. The JVM failing passes,
+      // once the owned objects and the arena are released all the same.
+      JvmFailure.passIfFailing(t);
     } finally {
-      releaseOwned();
-      arena.close();
+      closeAll();
     }
   }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.internal.ThrowableWords;
 
 /**
  * One IOReport subscription shared by the channels over it. Each read takes a fresh sample delta
@@ -46,12 +47,18 @@ final class IoReportSession implements SharedNative {
     }
     try {
       sample();
-    } catch (CounterException e) {
+    } catch (CounterException | RuntimeException | Error e) {
       // One sample carries every rail, and the sampler has moved past it: each other domain's
-      // next read must fail as this one does, or its window would be short of that interval.
+      // next read must fail as this one does, or its window would be short of that interval. So
+      // too where the sample threw rather than failed (the JVM failing passes out of the native
+      // sampler, a sampler's own throw): the sampler may have moved past it all the same.
+      String why =
+          e instanceof CounterException
+              ? String.valueOf(e.getMessage())
+              : "the sample threw " + ThrowableWords.describe(e);
       for (EnergyDomain.Kind other : EnergyDomain.Kind.values()) {
         if (other != kind) {
-          missedSamples.putIfAbsent(other, String.valueOf(e.getMessage()));
+          missedSamples.putIfAbsent(other, why);
         }
       }
       throw e;

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.meshjava.core.internal.JvmFailure;
 
 /**
  * NVIDIA's management library bound through the FFM API, no JNI. Only the calls an energy meter
@@ -270,8 +271,7 @@ final class NvmlLibrary implements SharedNative {
     try {
       rc = (int) totalEnergy.invokeExact(device, out);
     } catch (Throwable t) {
-      throw new CounterException(
-          CounterIssue.NATIVE_ERROR, "nvmlDeviceGetTotalEnergyConsumption threw " + t, t);
+      throw threw("nvmlDeviceGetTotalEnergyConsumption", t);
     }
     if (rc != NVML_SUCCESS) {
       throw failure("nvmlDeviceGetTotalEnergyConsumption", rc);
@@ -305,8 +305,9 @@ final class NvmlLibrary implements SharedNative {
         // Nothing to do about a failed shutdown; the process keeps the driver's state.
         return;
       }
-    } catch (Throwable ignored) {
-      // as above
+    } catch (Throwable t) {
+      // as above, but for the JVM failing, which passes (the arena is closed all the same)
+      JvmFailure.passIfFailing(t);
     } finally {
       arena.close();
     }
@@ -314,23 +315,34 @@ final class NvmlLibrary implements SharedNative {
 
   /** One NVML call's body: it allocates its out-parameters in {@code memory}, freed after it. */
   @FunctionalInterface
-  private interface Call<T> {
+  interface Call<T> {
     T run(String symbol, Arena memory) throws Throwable;
   }
 
   /**
    * Runs {@code body}, a call of {@code symbol}, with a confined arena for its out-parameters; a
    * {@link CounterException} it throws passes as it is, anything else thrown across the downcall
-   * becomes {@link CounterIssue#NATIVE_ERROR}.
+   * becomes {@link CounterIssue#NATIVE_ERROR} ({@link #threw}). Package-private for the tests: no
+   * fake library can make a downcall throw.
    */
-  private static <T> T call(String symbol, Call<T> body) throws CounterException {
+  static <T> T call(String symbol, Call<T> body) throws CounterException {
     try (Arena memory = Arena.ofConfined()) {
       return body.run(symbol, memory);
     } catch (CounterException e) {
       throw e;
     } catch (Throwable t) {
-      throw new CounterException(CounterIssue.NATIVE_ERROR, symbol + " threw " + t, t);
+      throw threw(symbol, t);
     }
+  }
+
+  /**
+   * What {@code t}, thrown across a downcall of {@code symbol}, is reported as: {@link
+   * CounterIssue#NATIVE_ERROR}, but the JVM failing passes as it is ({@link JvmFailure}), never a
+   * failed read that blames the GPU's counter.
+   */
+  static CounterException threw(String symbol, Throwable t) {
+    JvmFailure.passIfFailing(t);
+    return new CounterException(CounterIssue.NATIVE_ERROR, symbol + " threw " + t, t);
   }
 
   private void check(String call, int rc) throws CounterException {
@@ -359,6 +371,7 @@ final class NvmlLibrary implements SharedNative {
       }
       return text.reinterpret(4096).getString(0);
     } catch (Throwable t) {
+      JvmFailure.passIfFailing(t);
       return "unknown NVML error (nvmlErrorString threw " + t + ")";
     }
   }

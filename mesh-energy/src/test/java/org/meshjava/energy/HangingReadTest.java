@@ -538,6 +538,45 @@ class HangingReadTest {
   }
 
   /**
+   * Regression: a read that failed while the meter's close waited for its books, before that wait
+   * ran out, demoted the counter with a WARN saying figures fall back to the estimator until a
+   * re-probe proves it live, which a closed meter never runs.
+   */
+  @Test
+  void aReadFailingWhileTheMetersCloseWaits_isNotSaidToAwaitAReprobe() throws Exception {
+    DomainLedger ledger = meter.ledger(CPU0);
+    ledger.booksWait(TimeUnit.SECONDS.toNanos(30)); // the close's wait does not run out here
+    hungReadFails.set(true);
+    aReadHangs();
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              Thread closer = Thread.ofPlatform().name("closing").start(meter::close);
+              assertTimeoutPreemptively(
+                  NO_HANG,
+                  () -> {
+                    while (!ledger.booksAwaited()) {
+                      Thread.onSpinWait();
+                    }
+                  });
+              readReturns.countDown();
+              assertTimeoutPreemptively(
+                  NO_HANG,
+                  () -> {
+                    holder.join();
+                    closer.join();
+                  });
+            });
+
+    assertThat(log)
+        .doesNotContain("re-probe proves it live")
+        .contains("its meter was closed meanwhile, so it is released and not re-probed")
+        .contains("the board is gone");
+    assertThat(releases).as("released once").hasValue(1);
+  }
+
+  /**
    * Regression: a read across the meter's close that was the counter's third Error since its probe
    * (so setting it aside), and the JVM failing, demoted the counter with a WARN saying figures fall
    * back to the estimator until a re-probe proves it live, which a closed meter never runs; and no

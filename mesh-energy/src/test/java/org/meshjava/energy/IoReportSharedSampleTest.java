@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -89,5 +90,34 @@ class IoReportSharedSampleTest {
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     assertThat(e.measuredUj()).hasValue(5_000_000);
     meter.close();
+  }
+
+  @Test
+  void aSampleThatThrowsAnError_failsTheOtherDomainsNextRead_asAFailedSampleDoes()
+      throws Exception {
+    boolean[] throwNext = {false};
+    IoReportSession session =
+        new IoReportSession(
+            () -> {
+              if (throwNext[0]) {
+                throwNext[0] = false;
+                sample(); // the sampler has moved past this sample when the JVM fails in it
+                throw new OutOfMemoryError("Java heap space");
+              }
+              return sample();
+            });
+    session.totalUj(EnergyDomain.Kind.CPU_PACKAGE); // primes
+    clock.advanceMillis(250);
+    throwNext[0] = true;
+
+    assertThatThrownBy(() -> session.totalUj(EnergyDomain.Kind.CPU_PACKAGE))
+        .isInstanceOf(OutOfMemoryError.class);
+    clock.advanceMillis(250);
+
+    assertThatThrownBy(() -> session.totalUj(EnergyDomain.Kind.GPU))
+        .as("the GPU's 250 ms in the sample that threw are in no total")
+        .isInstanceOf(CounterException.class)
+        .hasMessageContaining("another domain")
+        .hasMessageContaining("OutOfMemoryError");
   }
 }

@@ -83,17 +83,46 @@ class OddThrowableReadTest {
             }
           }
         };
+    aProbeThrows_andLeavesNoDisturbance(channel, recheckThrows, SpeechlessError.class);
+  }
+
+  /**
+   * Over {@code channel}, arms {@code fault}, checks that a probe then throws {@code thrown}, and
+   * that after a probe that does not a serve alone is a reading: no probe is left disturbing.
+   */
+  private void aProbeThrows_andLeavesNoDisturbance(
+      EnergyChannel channel, AtomicBoolean fault, Class<? extends Throwable> thrown) {
     try (CounterMeter meter =
         clock.watch(ProbedMeter.overPackageZero(channel, clock, reprobes::add))) {
-      recheckThrows.set(true);
+      fault.set(true);
 
-      assertThatThrownBy(meter::probeNow).isInstanceOf(SpeechlessError.class);
+      assertThatThrownBy(meter::probeNow).isInstanceOf(thrown);
 
       meter.probeNow();
       assertThat(ProbedMeter.serveAlone(meter, clock))
           .as("no probe left disturbing the domain")
           .isEqualTo(Provenance.HwShunt);
     }
+  }
+
+  /**
+   * Regression: an Error out of a channel told that its probe ended (thrown on past the ledger's
+   * catch, which takes only exceptions) left the probe's end midway: the probe stayed registered,
+   * and every window of the process was disturbed for good.
+   */
+  @Test
+  void aChannelToldItsProbeEnded_throwingAnError_throwsIt_andStillEndsTheProbesDisturbance() {
+    AtomicBoolean endThrows = new AtomicBoolean();
+    EnergyChannel channel =
+        new ForwardingChannel(cpu) {
+          @Override
+          public void probing(boolean running) {
+            if (!running && endThrows.getAndSet(false)) {
+              throw new LinkageError("the driver's binding is gone");
+            }
+          }
+        };
+    aProbeThrows_andLeavesNoDisturbance(channel, endThrows, LinkageError.class);
   }
 
   @Test
