@@ -60,8 +60,7 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
     // temporary folder and its journal, part written, stayed behind, and nothing was said.
     DemoStop stop = new DemoStop(DemoStop.RUNTIME, System.err);
     try {
-      Path dir = Files.createTempDirectory("mesh-demo");
-      stop.made(dir);
+      Path dir = stop.make(() -> Files.createTempDirectory("mesh-demo"));
       Path journalFile = dir.resolve("steward.journal");
       try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
           Steward steward = steward(journalFile, minilm, stop)) {

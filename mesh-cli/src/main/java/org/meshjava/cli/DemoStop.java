@@ -62,9 +62,26 @@ final class DemoStop {
     hooks.add(hook);
   }
 
-  /** The demo made its folder: a stop from now on removes it. */
-  synchronized void made(Path dir) {
-    this.dir = dir;
+  /** Makes the demo's folder; a seam for tests. */
+  @FunctionalInterface
+  interface Making {
+    Path make() throws IOException;
+  }
+
+  /**
+   * Makes the demo's folder with a stop held off until it is made: a stop from then on removes it.
+   * Held off, as a stop between the folder's making and this learning of it found no folder to
+   * remove, and the folder stayed behind; and refused after a stop, as one made then would stay.
+   *
+   * @throws StoppedException where a stop came first: nothing is made
+   */
+  synchronized Path make(Making making) throws IOException {
+    if (stoppedBySignal) {
+      throw new StoppedException();
+    }
+    Path made = making.make();
+    this.dir = made;
+    return made;
   }
 
   /** Opens what the demo writes into its folder; a seam for tests. */

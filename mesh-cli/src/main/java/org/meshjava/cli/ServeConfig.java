@@ -258,7 +258,7 @@ record ServeConfig(
         throw new CliException(
             file
                 + ": unknown key '"
-                + e.getKey()
+                + SettingText.shown(e.getKey())
                 + "'"
                 + NearestKey.hint(e.getKey(), KEYS)
                 + "; known: "
@@ -332,7 +332,7 @@ record ServeConfig(
           throw new CliException(
               where
                   + ": unknown key '"
-                  + e.getKey()
+                  + SettingText.shown(e.getKey())
                   + "' for type '"
                   + type
                   + "'"
@@ -599,7 +599,7 @@ record ServeConfig(
       if (!known.contains(e.getKey())) {
         throw new IllegalArgumentException(
             "snapshots: unknown key '"
-                + e.getKey()
+                + SettingText.shown(e.getKey())
                 + "'"
                 + NearestKey.hint(e.getKey(), known)
                 + "; known: every_records, every_s, dir");

@@ -41,7 +41,9 @@ final class SettingText {
         if (key.length() > LONGEST || key.indexOf('\0') >= 0) {
           refuseIfUnfit(key, file + ": the key '" + shown(key) + "'" + inside);
         }
-        check(e.getValue(), where.isEmpty() ? key : where + "." + key, file);
+        // The key as shown, not whole: a value's refusal names every key above it, each up to
+        // LONGEST long, and a terminal would act on their control characters.
+        check(e.getValue(), where.isEmpty() ? shown(key) : where + "." + shown(key), file);
       }
     }
   }
@@ -61,8 +63,11 @@ final class SettingText {
     }
   }
 
-  /** The start of {@code key}, its control characters shown as '?', for a one-line message. */
-  private static String shown(String key) {
+  /**
+   * The start of {@code key} (its first 40 characters), its control characters shown as '?', for a
+   * one-line message: also what a refusal of an unknown key shows of it.
+   */
+  static String shown(String key) {
     String start = key.length() > SHOWN ? key.substring(0, SHOWN) + "…" : key;
     return start.replaceAll("\\p{Cntrl}", "?");
   }

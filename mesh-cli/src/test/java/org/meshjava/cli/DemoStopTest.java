@@ -52,7 +52,7 @@ class DemoStopTest {
   void aStopAfterEverythingPrinted_removesTheFolder_withoutAWord() throws Exception {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
-    stop.made(folderWithAJournal());
+    stop.make(this::folderWithAJournal);
     stop.printed();
 
     kept.hooks.getFirst().run();
@@ -67,7 +67,7 @@ class DemoStopTest {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
     Path dir = folderWithAJournal();
-    stop.made(dir);
+    stop.make(() -> dir);
 
     kept.hooks.getFirst().run();
 
@@ -88,7 +88,7 @@ class DemoStopTest {
   void theDemosEnd_removesTheFolder_beforeTakingItsHookBack() throws Exception {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
-    stop.made(folderWithAJournal());
+    stop.make(this::folderWithAJournal);
     stop.printed();
 
     stop.end();
@@ -109,7 +109,7 @@ class DemoStopTest {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
     Path dir = folderWithAJournal();
-    stop.made(dir);
+    stop.make(() -> dir);
     List<String> closed = new ArrayList<>();
     stop.<AutoCloseable>open(() -> () -> closed.add("journal, folder there: " + Files.exists(dir)));
     stop.<AutoCloseable>open(
@@ -137,7 +137,7 @@ class DemoStopTest {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
     Path dir = folderWithAJournal();
-    stop.made(dir);
+    stop.make(() -> dir);
     CountDownLatch opening = new CountDownLatch(1);
     CountDownLatch stopRan = new CountDownLatch(1);
     List<String> closed = new CopyOnWriteArrayList<>();
@@ -183,7 +183,7 @@ class DemoStopTest {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
     Path dir = folderWithAJournal();
-    stop.made(dir);
+    stop.make(() -> dir);
     kept.hooks.getFirst().run();
 
     assertThatThrownBy(
@@ -198,6 +198,68 @@ class DemoStopTest {
   }
 
   /**
+   * Regression: a stop between the making of the demo's folder and the demo telling the stop of it
+   * found no folder, said "stopped before it ended" and removed nothing: the folder stayed behind.
+   * The stop now waits for the making, then removes the folder.
+   */
+  @Test
+  void aStopWhileTheFolderIsMade_waitsForIt_andRemovesTheFolder() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    CountDownLatch making = new CountDownLatch(1);
+    CountDownLatch stopRan = new CountDownLatch(1);
+    Thread hook = kept.hooks.getFirst();
+    Thread stopper =
+        new Thread(
+            () -> {
+              hook.run();
+              stopRan.countDown();
+            });
+    List<Boolean> ranMeanwhile = new CopyOnWriteArrayList<>();
+    Thread demo =
+        new Thread(
+            () -> {
+              try {
+                stop.make(
+                    () -> {
+                      Path dir = folderWithAJournal();
+                      making.countDown();
+                      // The stop, started now, must not run until the folder is the stop's.
+                      try {
+                        ranMeanwhile.add(stopRan.await(200, TimeUnit.MILLISECONDS));
+                      } catch (InterruptedException e) {
+                        throw new java.io.InterruptedIOException();
+                      }
+                      return dir;
+                    });
+              } catch (Exception e) {
+                ranMeanwhile.add(true);
+              }
+            });
+    demo.start();
+    making.await();
+    stopper.start();
+    demo.join(5_000);
+    stopper.join(5_000);
+
+    assertThat(ranMeanwhile).containsExactly(false);
+    assertThat(tmp.resolve("mesh-demo")).doesNotExist();
+    assertThat(said.toString(StandardCharsets.UTF_8)).endsWith(" was removed\n");
+  }
+
+  /** A stop before the demo makes its folder: the making is refused, and makes nothing. */
+  @Test
+  void aFolderMadeAfterAStop_isRefused_andNothingIsMade() throws Exception {
+    Kept kept = new Kept();
+    DemoStop stop = new DemoStop(kept, err);
+    kept.hooks.getFirst().run();
+
+    assertThatThrownBy(() -> stop.make(this::folderWithAJournal))
+        .isInstanceOf(DemoStop.StoppedException.class);
+    assertThat(tmp.resolve("mesh-demo")).doesNotExist();
+  }
+
+  /**
    * Regression: a steward whose build failed left the demo's journal open (its file, lock and
    * threads) until the JVM exited; the folder was removed under it. The failed opening closes the
    * journal, its close's failure carried by the build's.
@@ -206,7 +268,7 @@ class DemoStopTest {
   void aStewardWhoseBuildFails_closesTheJournal() throws Exception {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
-    stop.made(folderWithAJournal());
+    stop.make(this::folderWithAJournal);
     List<String> closed = new ArrayList<>();
     stop.<AutoCloseable>open(
         () ->
@@ -241,7 +303,7 @@ class DemoStopTest {
     Kept kept = new Kept();
     DemoStop stop = new DemoStop(kept, err);
     Thread hook = kept.hooks.getFirst();
-    stop.made(folderWithAJournal());
+    stop.make(this::folderWithAJournal);
 
     stop.end();
     hook.run();

@@ -239,6 +239,30 @@ class HostileInputTest {
         .contains(": the key 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…' is 5000 characters long");
   }
 
+  /**
+   * Regression: a key within the bound was echoed whole, thousands of characters and its control
+   * characters raw: by the refusal of an unknown key (at the top, in a backend, in snapshots), and
+   * in the place a value's refusal names, once for every key above it. A key is shown by its first
+   * 40 characters, '?' for each control character.
+   */
+  @Test
+  void serveConfig_aLongKeyOrOneWithControlCharacters_isShownShortened() throws Exception {
+    String key = "a".repeat(4_000);
+    String shown = "a".repeat(40) + "…";
+    assertThat(serveRefuses("{\"" + key + "\": 1}").err()).contains("unknown key '" + shown + "'");
+    assertThat(serveRefuses("{\"backends\": [{\"" + key + "\": 1}]}").err())
+        .contains("unknown key '" + shown + "'");
+    assertThat(serveRefuses("{\"snapshots\": {\"" + key + "\": 1}}").err())
+        .contains("unknown key '" + shown + "'");
+    assertThat(
+            serveRefuses("{\"backends\": [{\"" + key + "\": {\"" + key + "\": \"\\u0000\"}}]}")
+                .err())
+        .contains(": backends[0]." + shown + "." + shown + " holds a NUL character");
+    assertThat(serveRefuses("{\"x\\u001b[2J\": {\"y\": \"\\u0000\"}}").err())
+        .contains(": x?[2J.y holds a NUL character")
+        .doesNotContain("\u001b");
+  }
+
   @Test
   @Tag("slow")
   void serveConfig_aValueOrKeyOfTenMegabytes_isRefused_inAShortLine() throws Exception {
