@@ -187,6 +187,12 @@ final class Authoriser {
       // The journal has failed; the decision is not on storage, so no work may follow it.
       gate.release(auth);
       throw notRecorded("the authorisation", e);
+    } catch (RuntimeException | Error e) {
+      // A decorator's wait that throws unchecked says neither durable nor unwritten, as a throw
+      // once the record may be queued (above): no work follows, the hold stays, and it is listed
+      // unresolved so an operator sees why the grant is short.
+      keptUnresolved(auth, backend, e);
+      throw e;
     }
     return Settlement.granted(this, new Authorised(auth, pending.record().seq()), request);
   }
