@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
@@ -182,6 +185,42 @@ class ThrowAfterQueueingTest {
     try (Steward s = f.steward(FileJournal.open(file)).build()) {
       assertThat(s.unresolved()).hasSize(1);
       assertThat(s.spend().remainingUj(chain)).isEqualTo(25_000);
+    }
+  }
+
+  /**
+   * A refused serve's {@code Debited} record (no {@code Sealed} record follows, so the steward
+   * waits for this one) whose wait throws unchecked: as unsure as a debit the journal threw on, so
+   * grants stop, or this process would decide over a spend a replay may not have.
+   *
+   * <p>Regression: the next granted request was admitted and run over the in-process spend.
+   */
+  @Test
+  void aThrowWhileAwaitingARefusedServesDebit_stopsGrants() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    StewardGrantTest.Delegating failing =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            throw new EngineException("gave up");
+          }
+        };
+    try (Steward s =
+        f.bare(
+                FailsOnceUnchecked.whileAwaiting(
+                    new DurableMemoryJournal(), JournalEntry.Debited.class))
+            .backend(failing)
+            .build()) {
+      ServeRequest first = GrantFixture.request("first", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(first, GrantFixture.payload(first), f.present(chain, first)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug while waiting");
+
+      ServeRequest second = GrantFixture.request("second", 3, 50_000);
+      assertThatThrownBy(
+              () -> s.serve(second, GrantFixture.payload(second), f.present(chain, second)))
+          .isInstanceOf(GrantsSuspendedException.class)
+          .hasMessageContaining("the journal failed on a debit");
     }
   }
 }
