@@ -8,6 +8,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
@@ -32,6 +33,8 @@ class EngineAnswersNullTest {
   private static final class AnswersNull extends EncodeReplaced {
     private final String which;
     private final java.util.concurrent.atomic.AtomicInteger weightsAsked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger profileAsked =
         new java.util.concurrent.atomic.AtomicInteger();
 
     AnswersNull(String which) {
@@ -64,6 +67,14 @@ class EngineAnswersNullTest {
     }
 
     @Override
+    public @org.jspecify.annotations.Nullable CostProfile costProfile() {
+      // As weights: the router asks first, and refuses a backend answering null there itself.
+      return which.equals("costProfile") && profileAsked.incrementAndGet() > 1
+          ? null
+          : super.costProfile();
+    }
+
+    @Override
     public @org.jspecify.annotations.Nullable Recipe recipe() {
       return which.equals("recipe") ? null : super.recipe();
     }
@@ -82,6 +93,7 @@ class EngineAnswersNullTest {
     "tokenAccounting, say how it counts tokens",
     "contextTokens, say its context size",
     "recipe, name its recipe",
+    "costProfile, name its cost profile",
     "encode, turn the prompt into its payload",
     "decode, decode its output",
   })
