@@ -187,6 +187,12 @@ final class Authoriser {
       // The journal has failed; the decision is not on storage, so no work may follow it.
       gate.release(auth);
       throw notRecorded("the authorisation", e);
+    } catch (RuntimeException | Error e) {
+      // A decorator's wait that throws unchecked says neither durable nor unwritten, as a throw
+      // once the record may be queued (above): no work follows, the hold stays, and it is listed
+      // unresolved so an operator sees why the grant is short.
+      keptUnresolved(auth, backend, e);
+      throw e;
     }
     return Settlement.granted(this, new Authorised(auth, pending.record().seq()), request);
   }
@@ -218,14 +224,7 @@ final class Authoriser {
         // its smaller spend would have decisions journalled that the replay refuses, and the
         // steward would not start again. Grants stop here, as after a failed journal; unrecorded,
         // since the journal just failed, so a restart replays it and honours them again.
-        if (suspension.compareAndSet(
-            null,
-            "the journal failed on a debit ("
-                + FailureWords.of(e)
-                + "); this process has spent more than its journal shows, so grants are refused"
-                + " until a restart replays the journal")) {
-          LOG.error("no longer honouring grants: {}", suspension.get());
-        }
+        debitUnrecorded(e);
         throw e;
       }
     }
@@ -234,6 +233,11 @@ final class Authoriser {
         pending.awaitUninterruptibly();
       } catch (JournalException e) {
         throw notRecorded("the debit", e);
+      } catch (RuntimeException | Error e) {
+        // A decorator's wait that throws unchecked leaves the Debited record's fate unknown: as
+        // unsure as a throw while queueing it (above), so grants stop the same way.
+        debitUnrecorded(e);
+        throw e;
       }
     }
     result
@@ -243,6 +247,21 @@ final class Authoriser {
       GuardedListener.afterTheWork("debited", () -> listener.debited(result));
     }
     return result;
+  }
+
+  /**
+   * Stops honouring grants in this process once the journal threw unchecked on a {@code Debited}
+   * record ({@link #debit}): this process has spent what the journal may not show.
+   */
+  private void debitUnrecorded(Throwable e) {
+    if (suspension.compareAndSet(
+        null,
+        "the journal failed on a debit ("
+            + FailureWords.of(e)
+            + "); this process has spent more than its journal shows, so grants are refused"
+            + " until a restart replays the journal")) {
+      LOG.error("no longer honouring grants: {}", suspension.get());
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.CostProfile;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.ServeOutcome;
@@ -100,7 +101,12 @@ final class Metering {
       if (worked.result() == null) {
         throw new EngineException("it returned no result");
       }
-      estimate = engine.costProfile().estimateServed(worked.result().outcome());
+      CostProfile profile = engine.costProfile();
+      if (profile == null) {
+        // As a question outside the work answered null (EngineAnswer), in words of its own.
+        throw new EngineException("it could not name its cost profile: it answered nothing (null)");
+      }
+      estimate = profile.estimateServed(worked.result().outcome());
       // Last in the region: a fault of a mapped read (its weights) that the engine's compiled code
       // held back is thrown here, inside the guard, and refused as the engine failing; past the
       // catch it would surface raw at the window's close or as a failure to name its weights

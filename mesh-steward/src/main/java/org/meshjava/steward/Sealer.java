@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
@@ -65,6 +66,11 @@ final class Sealer {
    * failing one without seeing it.
    */
   private final AtomicReference<String> chainUnknown = new AtomicReference<>();
+
+  /** Whether the step after a durable seal failed last time it ran ({@link #afterDurable}). */
+  private final AtomicBoolean logCadenceFailing = new AtomicBoolean();
+
+  private final AtomicBoolean snapshotCadenceFailing = new AtomicBoolean();
 
   Sealer(
       Opening.Key openingKey,
@@ -199,9 +205,11 @@ final class Sealer {
           "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
           e);
     }
-    afterDurable("the transparency log's checkpoint cadence", logKeeper::afterSeal);
+    afterDurable(
+        "the transparency log's checkpoint cadence", logCadenceFailing, logKeeper::afterSeal);
     snapshotter.ifPresent(
-        snapshots -> afterDurable("queuing a journal snapshot", snapshots::maybe));
+        snapshots ->
+            afterDurable("queuing a journal snapshot", snapshotCadenceFailing, snapshots::maybe));
     return sealed;
   }
 
@@ -210,17 +218,29 @@ final class Sealer {
    * serve's: a refusal from here would tell the caller nothing was sealed while the journal holds
    * it, and a resend would be served and charged again. What such a step does (a checkpoint, a
    * snapshot) is an optimisation a later seal or restart makes up, so whatever it throws is warned
-   * of and the receipt handed out; only the JVM failing passes ({@link JvmFailure}).
+   * of and the receipt handed out; only the JVM failing passes ({@link JvmFailure}). A step that
+   * keeps failing is tried at every seal but warned of once, {@code failing} set, until it runs
+   * through again (said at INFO), as the log's checkpoint cadence is: a broken journal costs one
+   * line, not one per serve.
    */
-  private static void afterDurable(String step, Runnable run) {
+  private static void afterDurable(String step, AtomicBoolean failing, Runnable run) {
     try {
       run.run();
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
-      LOG.warn(
-          "{} failed after a receipt was journalled; the receipt is handed out: {}",
-          step,
-          ThrowableWords.describe(e));
+      if (failing.compareAndSet(false, true)) {
+        LOG.warn(
+            "{} failed after a receipt was journalled; the receipt is handed out: {} (tried again"
+                + " after each seal, said once until it runs through)",
+            step,
+            ThrowableWords.describe(e));
+      } else {
+        LOG.debug("{} failed again after a seal: {}", step, ThrowableWords.describe(e));
+      }
+      return;
+    }
+    if (failing.compareAndSet(true, false)) {
+      LOG.info("{} runs through again after a seal", step);
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
@@ -738,11 +739,12 @@ public final class Steward implements AutoCloseable {
         != TokenAccounting.EMITTED) {
       return;
     }
+    // Asked apart from the estimate: a profile answered null is refused in words saying so, not
+    // a NullPointerException's about this code (the router asked first and saw one).
+    CostProfile profile = EngineAnswer.of(backend, "name its cost profile", engine::costProfile);
     long estimate =
         EngineAnswer.of(
-            backend,
-            "estimate its payload",
-            () -> engine.costProfile().estimate(request, payload.size()));
+            backend, "estimate its payload", () -> profile.estimate(request, payload.size()));
     if (estimate > request.jouleCeilingUj()) {
       throw new ServeException(
           ServeException.Reason.OVER_CEILING,

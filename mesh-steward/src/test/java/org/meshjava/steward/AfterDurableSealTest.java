@@ -67,4 +67,36 @@ class AfterDurableSealTest {
       assertThat(s.head().nextSequence()).isEqualTo(1);
     }
   }
+
+  /**
+   * A journal whose {@code position()} stays broken is tried at every seal but warned of once, as
+   * the log's checkpoint cadence is; it is said at INFO when it runs through again.
+   *
+   * <p>Regression: each serve logged the same WARN, one line per receipt for as long as the journal
+   * stayed broken.
+   */
+  @Test
+  void aSnapshotCadenceThatKeepsThrowing_isWarnedOnce_untilItRunsThroughAgain() throws Exception {
+    PositionBreaks journal =
+        new PositionBreaks(FileJournal.openUnsynced(dir.resolve("steward.journal")));
+    try (Steward s =
+        f.steward(journal).snapshots(new KeepingSnapshotStore()).snapshotEvery(100).build()) {
+      journal.broken = true;
+      String log =
+          SnapshotterFailureWordsTest.logOf(
+              () -> {
+                for (int i = 0; i < 3; i++) {
+                  ServeRequest req = GrantFixture.request("seal " + i, 1, 30_000);
+                  assertThat(s.serve(req, GrantFixture.payload(req)).receipt().sequence())
+                      .isEqualTo(i);
+                }
+                journal.broken = false;
+                ServeRequest req = GrantFixture.request("mended", 1, 30_000);
+                s.serve(req, GrantFixture.payload(req));
+              });
+
+      assertThat(log.split("queuing a journal snapshot failed", -1)).hasSize(2);
+      assertThat(log).contains("queuing a journal snapshot runs through again after a seal");
+    }
+  }
 }

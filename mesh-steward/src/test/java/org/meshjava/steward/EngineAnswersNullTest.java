@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
@@ -32,6 +34,8 @@ class EngineAnswersNullTest {
   private static final class AnswersNull extends EncodeReplaced {
     private final String which;
     private final java.util.concurrent.atomic.AtomicInteger weightsAsked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger profileAsked =
         new java.util.concurrent.atomic.AtomicInteger();
 
     AnswersNull(String which) {
@@ -64,6 +68,17 @@ class EngineAnswersNullTest {
     }
 
     @Override
+    public @org.jspecify.annotations.Nullable CostProfile costProfile() {
+      // As weights: the router asks first, and refuses a backend answering null there itself.
+      // After the work: the router and the ceiling's check ask before it.
+      int asked = profileAsked.incrementAndGet();
+      return which.equals("costProfile") && asked > 1
+              || which.equals("costProfileAfterTheWork") && asked > 2
+          ? null
+          : super.costProfile();
+    }
+
+    @Override
     public @org.jspecify.annotations.Nullable Recipe recipe() {
       return which.equals("recipe") ? null : super.recipe();
     }
@@ -82,6 +97,7 @@ class EngineAnswersNullTest {
     "tokenAccounting, say how it counts tokens",
     "contextTokens, say its context size",
     "recipe, name its recipe",
+    "costProfile, name its cost profile",
     "encode, turn the prompt into its payload",
     "decode, decode its output",
   })
@@ -107,6 +123,32 @@ class EngineAnswersNullTest {
       assertThat(t.getCause()).isNull();
       assertThat(s.unresolved()).isEmpty();
       assertThat(s.spend().remainingUj(chain)).isGreaterThan(BUDGET - CEILING);
+    }
+  }
+
+  /**
+   * The cost profile answered null only after the work, when the steward prices what was served:
+   * refused as the engine failing in the same words, settled at no more than the ceiling.
+   *
+   * <p>Regression: refused in a NullPointerException's words about the steward's code ("Cannot
+   * invoke ... because the return value of ... costProfile() is null").
+   */
+  @Test
+  void aCostProfileAnsweredNullAfterTheWork_isEngineFailed_sayingItAnsweredNothing()
+      throws Exception {
+    AnswersNull engine = new AnswersNull("costProfileAfterTheWork");
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
+      ServeRequest req = GrantFixture.request("priced after", 3, CEILING);
+
+      ServeException e = f.refusedEngineFailed(s, chain, req);
+
+      assertThat(e.getMessage())
+          .isEqualTo(
+              "ENGINE_FAILED: backend ref failed: it could not name its cost profile: it answered"
+                  + " nothing (null)");
+      assertThat(s.unresolved()).isEmpty();
+      assertThat(s.spend().remainingUj(chain)).isGreaterThanOrEqualTo(BUDGET - CEILING);
     }
   }
 }
