@@ -214,6 +214,52 @@ class OperationsTest {
     }
   }
 
+  /**
+   * Regression: the scope's throws were logged with their trace, and a throwable whose words throw
+   * (foreign code's {@code toString} or {@code getStackTrace}) threw out of that logging: out of
+   * {@code status}, in place of the served reply; out of {@code close}, out of the answer after it.
+   * Logged by {@link org.meshjava.core.internal.ThrowableWords#log}, each is ignored, the requests
+   * served, whole and streamed, and counted out.
+   */
+  @Test
+  void aRequestScopeThatThrowsAnUnprintableError_isIgnored_theRequestServedAndCountedOut()
+      throws Exception {
+    RequestScope opening = ThrowingScopes.opening(UnprintableError::new);
+    RequestScope telling = ThrowingScopes.telling(UnprintableError::new, UnprintableError::new);
+    for (RequestScope scope : List.of(opening, telling)) {
+      try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
+        for (int i = 0; i < 2; i++) {
+          Fixture.Answer whole = f.post("/v1/chat/completions", Fixture.chat("hi"));
+          assertThat(whole.status()).as(whole.body()).isEqualTo(200);
+          Fixture.Answer streamed =
+              f.post("/v1/chat/completions", Fixture.chat("hi").put("stream", true));
+          assertThat(streamed.status()).as(streamed.body()).isEqualTo(200);
+          assertThat(streamed.body()).contains("data: [DONE]");
+        }
+        assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
+      }
+    }
+  }
+
+  /** An application's Error whose description and trace throw when printed. */
+  private static final class UnprintableError extends AssertionError {
+    private static final long serialVersionUID = 1L;
+
+    UnprintableError() {
+      super("unprintable");
+    }
+
+    @Override
+    public String toString() {
+      throw new IllegalStateException("toString");
+    }
+
+    @Override
+    public StackTraceElement[] getStackTrace() {
+      throw new IllegalStateException("getStackTrace");
+    }
+  }
+
   @Test
   void drain_refusesNewPostsWith503_letsTheServeInFlightFinishWithItsReceipt() throws Exception {
     HeldEngine held = new HeldEngine(4, 1);
