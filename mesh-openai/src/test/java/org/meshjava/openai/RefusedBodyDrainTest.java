@@ -126,6 +126,39 @@ class RefusedBodyDrainTest {
   }
 
   /**
+   * A request pipelined behind one refused from its head is read as part of the drained body and
+   * never answered: the client reads the one refusal and the connection's end, never a second
+   * answer (a 411's bytes it did not frame included, which a server that parsed on would read as a
+   * request of their own).
+   */
+  @Test
+  void aRequestPipelinedBehindAHeadRefusal_isNeverAnswered() throws Exception {
+    String next = RawConnection.post(CHAT, JSON, "Content-Length: 2") + "{}";
+    String text = "Content-Type: text/plain";
+    try (Fixture f = server(b -> {})) {
+      String[][] cases = {
+        {RawConnection.post(CHAT, text, "Content-Length: 2") + "hi", "415"},
+        {
+          RawConnection.post(CHAT, JSON, "Transfer-Encoding: gzip, chunked")
+              + "2\r\nhi\r\n0\r\n\r\n",
+          "501"
+        },
+        {RawConnection.post(CHAT, JSON), "411"}
+      };
+      for (String[] c : cases) {
+        try (Socket s = RawConnection.socket(f.server.port(), 10_000)) {
+          OutputStream out = s.getOutputStream();
+          out.write((c[0] + next).getBytes(StandardCharsets.ISO_8859_1));
+          out.flush();
+          String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+          assertThat(all).as(c[1]).startsWith("HTTP/1.1 " + c[1] + " ");
+          assertThat(all.split("HTTP/1\\.1 ", -1)).as(all).hasSize(2);
+        }
+      }
+    }
+  }
+
+  /**
    * An HTTP/1.0 request's {@code Expect: 100-continue} is ignored (it has no interim answers), so
    * its client sends the body unasked: refused from its declared length, it is drained as any
    * other, where the exemption for an expectation would have reset it mid-send.
