@@ -1005,6 +1005,7 @@ public final class OpenAiServer implements AutoCloseable {
             RefusedBodyDrain.start(
                 request.getConnectionMetaData().getConnection().getEndPoint(),
                 request.getComponents().getScheduler(),
+                request.getComponents().getByteBufferPool(),
                 refusedBodyDrain,
                 callback),
         callback::failed);
