@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.crypto.SigningKey;
@@ -216,16 +217,18 @@ class OperationsTest {
 
   /**
    * Regression: the scope's throws were logged with their trace, and a throwable whose words throw
-   * (foreign code's {@code toString} or {@code getStackTrace}) threw out of that logging: out of
-   * {@code status}, in place of the served reply; out of {@code close}, out of the answer after it.
-   * Logged by {@link org.meshjava.core.internal.ThrowableWords#log}, each is ignored, the requests
-   * served, whole and streamed, and counted out.
+   * (foreign code's {@code toString} or {@code getStackTrace}, here its cause's) threw out of that
+   * logging: out of {@code status}, in place of the served reply; out of {@code close}, out of the
+   * answer after it. Logged by {@link org.meshjava.core.internal.ThrowableWords#log}, each is
+   * ignored, the requests served, whole and streamed, and counted out.
    */
   @Test
   void aRequestScopeThatThrowsAnUnprintableError_isIgnored_theRequestServedAndCountedOut()
       throws Exception {
-    RequestScope opening = ThrowingScopes.opening(UnprintableError::new);
-    RequestScope telling = ThrowingScopes.telling(UnprintableError::new, UnprintableError::new);
+    Supplier<Error> unprintable =
+        () -> new AssertionError("the scope failed", new UnprintableException());
+    RequestScope opening = ThrowingScopes.opening(unprintable);
+    RequestScope telling = ThrowingScopes.telling(unprintable, unprintable);
     for (RequestScope scope : List.of(opening, telling)) {
       try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
         for (int i = 0; i < 2; i++) {
@@ -238,25 +241,6 @@ class OperationsTest {
         }
         assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
       }
-    }
-  }
-
-  /** An application's Error whose description and trace throw when printed. */
-  private static final class UnprintableError extends AssertionError {
-    private static final long serialVersionUID = 1L;
-
-    UnprintableError() {
-      super("unprintable");
-    }
-
-    @Override
-    public String toString() {
-      throw new IllegalStateException("toString");
-    }
-
-    @Override
-    public StackTraceElement[] getStackTrace() {
-      throw new IllegalStateException("getStackTrace");
     }
   }
 
