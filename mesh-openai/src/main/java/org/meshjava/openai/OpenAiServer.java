@@ -879,7 +879,7 @@ public final class OpenAiServer implements AutoCloseable {
             opened.close();
           } catch (RuntimeException | Error e) {
             JvmFailure.passIfFailing(e);
-            LOG.warn("closing the request scope failed; ignored", e);
+            scopeFailed("closing the request scope failed; ignored", e);
           }
         }
       }
@@ -932,7 +932,7 @@ public final class OpenAiServer implements AutoCloseable {
         opened.status(status);
       } catch (RuntimeException | Error e) {
         JvmFailure.passIfFailing(e);
-        LOG.warn("the request scope refused the status; ignored", e);
+        scopeFailed("the request scope refused the status; ignored", e);
       }
     }
 
@@ -1005,6 +1005,7 @@ public final class OpenAiServer implements AutoCloseable {
             RefusedBodyDrain.start(
                 request.getConnectionMetaData().getConnection().getEndPoint(),
                 request.getComponents().getScheduler(),
+                request.getComponents().getByteBufferPool(),
                 refusedBodyDrain,
                 callback),
         callback::failed);
@@ -1039,9 +1040,21 @@ public final class OpenAiServer implements AutoCloseable {
       return scope.get().open(method, path, name -> request.getHeaders().get(name));
     } catch (RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
-      LOG.warn("opening the request scope failed; answering without it", e);
+      scopeFailed("opening the request scope failed; answering without it", e);
       return null;
     }
+  }
+
+  /**
+   * Logs what the application's request scope threw, which is then ignored. Its words are foreign
+   * code that may throw in turn: out of the logging, that throw would leave the catch that contains
+   * the scope, and turn a served reply into a 500 (SPEC.md 70).
+   */
+  private static void scopeFailed(String message, Throwable e) {
+    ThrowableWords.log(
+        e,
+        t -> LOG.warn(message, t),
+        kind -> LOG.warn("{}: {}, which cannot be printed", message, kind));
   }
 
   /** The request attribute that says {@link Api#answer} holds the request's scope. */
@@ -1236,7 +1249,7 @@ public final class OpenAiServer implements AutoCloseable {
           opened.close();
         } catch (RuntimeException | Error e) {
           JvmFailure.passIfFailing(e);
-          LOG.warn("closing the request scope failed; ignored", e);
+          scopeFailed("closing the request scope failed; ignored", e);
         }
       }
     }

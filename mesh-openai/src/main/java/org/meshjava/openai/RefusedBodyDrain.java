@@ -5,7 +5,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -21,21 +23,26 @@ import org.jspecify.annotations.Nullable;
  * client finishes sending and reads the 413; one that sends more than the byte bound, or is still
  * sending at the time bound, is cut as before. No thread waits meanwhile: each read is taken when
  * the selector says bytes are there (on a pool thread, as Jetty runs a blocking callback), and a
- * timer ends the wait. Each instance drains one connection; its methods may be called from the
- * selector's and the timer's threads at once.
+ * timer ends the wait. The read buffer is taken from the connector's pool for each read and given
+ * back before it waits again: held for the whole drain, 16 KiB per refused connection would stay on
+ * the heap for up to the time bound, and a flood of refused connections (each up to {@code
+ * max_connections}) would pin that many while the server is already short of memory (a 429 {@code
+ * overloaded}). Each instance drains one connection; its methods may be called from the selector's
+ * and the timer's threads at once.
  */
 final class RefusedBodyDrain implements Callback {
   private final EndPoint endPoint;
   private final long maxBytes;
   private final Callback done;
   private final AtomicBoolean finished = new AtomicBoolean();
-  private final ByteBuffer buffer = BufferUtil.allocate(16 * 1024);
+  private final ByteBufferPool pool;
   // Touched only by drain(), which the endpoint's fill interest runs once at a time.
   private long read;
   private volatile Scheduler.@Nullable Task timer;
 
-  private RefusedBodyDrain(EndPoint endPoint, long maxBytes, Callback done) {
+  private RefusedBodyDrain(EndPoint endPoint, ByteBufferPool pool, long maxBytes, Callback done) {
     this.endPoint = endPoint;
+    this.pool = pool;
     this.maxBytes = maxBytes;
     this.done = done;
   }
@@ -58,19 +65,22 @@ final class RefusedBodyDrain implements Callback {
   /**
    * Drains {@code endPoint} within {@code bounds}, then succeeds {@code done} (which lets Jetty
    * close the connection): at the end of the body stream, at the byte bound, at the time bound or
-   * when a read fails, whichever comes first.
+   * when a read fails, whichever comes first. Each read's buffer comes from {@code pool}.
    */
-  static void start(EndPoint endPoint, Scheduler scheduler, Bounds bounds, Callback done) {
+  static void start(
+      EndPoint endPoint, Scheduler scheduler, ByteBufferPool pool, Bounds bounds, Callback done) {
     if (bounds.maxBytes() == 0 || !endPoint.isOpen()) {
       done.succeeded();
       return;
     }
-    RefusedBodyDrain d = new RefusedBodyDrain(endPoint, bounds.maxBytes(), done);
+    RefusedBodyDrain d = new RefusedBodyDrain(endPoint, pool, bounds.maxBytes(), done);
     d.timer = scheduler.schedule(d::finish, bounds.maxTime().toNanos(), TimeUnit.NANOSECONDS);
     d.drain();
   }
 
   private void drain() {
+    RetainableByteBuffer held = pool.acquire(16 * 1024, false);
+    ByteBuffer buffer = held.getByteBuffer();
     try {
       while (!finished.get()) {
         BufferUtil.clear(buffer);
@@ -95,6 +105,8 @@ final class RefusedBodyDrain implements Callback {
     } catch (IOException | RuntimeException e) {
       // The client reset or the connection closed: nothing left to drain.
       finish();
+    } finally {
+      held.release();
     }
   }
 

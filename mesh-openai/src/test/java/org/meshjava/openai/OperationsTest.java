@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.crypto.SigningKey;
@@ -209,6 +210,35 @@ class OperationsTest {
             f.post("/v1/chat/completions", Fixture.chat("hi").put("stream", true));
         assertThat(streamed.status()).as(streamed.body()).isEqualTo(200);
         assertThat(streamed.body()).contains("data: [DONE]");
+        assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
+      }
+    }
+  }
+
+  /**
+   * Regression: the scope's throws were logged with their trace, and a throwable whose words throw
+   * (foreign code's {@code toString} or {@code getStackTrace}, here its cause's) threw out of that
+   * logging: out of {@code status}, in place of the served reply; out of {@code close}, out of the
+   * answer after it. Logged by {@link org.meshjava.core.internal.ThrowableWords#log}, each is
+   * ignored, the requests served, whole and streamed, and counted out.
+   */
+  @Test
+  void aRequestScopeThatThrowsAnUnprintableError_isIgnored_theRequestServedAndCountedOut()
+      throws Exception {
+    Supplier<Error> unprintable =
+        () -> new AssertionError("the scope failed", new UnprintableException());
+    RequestScope opening = ThrowingScopes.opening(unprintable);
+    RequestScope telling = ThrowingScopes.telling(unprintable, unprintable);
+    for (RequestScope scope : List.of(opening, telling)) {
+      try (Fixture f = new Fixture(null, b -> {}, b -> b.requestScope(scope))) {
+        for (int i = 0; i < 2; i++) {
+          Fixture.Answer whole = f.post("/v1/chat/completions", Fixture.chat("hi"));
+          assertThat(whole.status()).as(whole.body()).isEqualTo(200);
+          Fixture.Answer streamed =
+              f.post("/v1/chat/completions", Fixture.chat("hi").put("stream", true));
+          assertThat(streamed.status()).as(streamed.body()).isEqualTo(200);
+          assertThat(streamed.body()).contains("data: [DONE]");
+        }
         assertThat(f.server.drain(Duration.ofSeconds(5))).as("drained").isTrue();
       }
     }

@@ -53,28 +53,6 @@ class RenderedReplyTest {
   }
 
   /**
-   * A throwable whose description and trace throw, as foreign code's may. Its message is read once
-   * by Jackson, which wraps it as the cause of its own exception, and then printed with the trace.
-   */
-  private static final class Unprintable extends IllegalStateException {
-    private static final long serialVersionUID = 1L;
-
-    Unprintable() {
-      super("unprintable");
-    }
-
-    @Override
-    public String toString() {
-      throw new IllegalStateException("toString");
-    }
-
-    @Override
-    public StackTraceElement[] getStackTrace() {
-      throw new IllegalStateException("getStackTrace");
-    }
-  }
-
-  /**
    * Logging the failure printed its trace: a throwable whose words throw threw out of the catch
    * that answers the 500, in place of the answer.
    */
@@ -83,7 +61,7 @@ class RenderedReplyTest {
     Rendered rendered =
         Rendered.of(
             (g, s) -> {
-              throw new Unprintable();
+              throw new UnprintableException();
             },
             "req_unprintable");
     RenderedReply r = rendered.reply();
