@@ -111,6 +111,27 @@ class SegmentNamingAHeldFileTest {
     }
   }
 
+  /**
+   * The segments read on a caller's own thread (every reader of this module moves there first, so
+   * only a direct call comes here): the held journal's descriptor is not read there, where an
+   * interrupt would close it, and the segment is refused {@code IO} unread, the journal locked.
+   */
+  @Test
+  void aSegmentThatIsAHardLinkOfAHeldJournal_readOnACallersOwnThread_isRefusedUnread()
+      throws Exception {
+    Path heldPath = dir.resolve("held.log");
+    Path other = dir.resolve("other.log");
+    Path segment = archivedFirstFour(other);
+    try (FileJournal held = FileJournal.open(heldPath)) {
+      Files.delete(segment);
+      Files.createLink(segment, heldPath);
+
+      assertRefused(segment, "a journal", () -> JournalSegments.lines(other, 0, 4, (l, s) -> {}));
+      held.append(FileJournalStreamTest.sealed(0));
+      SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(heldPath);
+    }
+  }
+
   /** Appends ten records to {@code journal} and archives the first four; returns their segment. */
   private static Path archivedFirstFour(Path journal) throws Exception {
     try (FileJournal j = FileJournal.openUnsynced(journal)) {
