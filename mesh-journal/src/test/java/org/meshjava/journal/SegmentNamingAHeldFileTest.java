@@ -79,6 +79,57 @@ class SegmentNamingAHeldFileTest {
   void
       aSegmentThatIsAHardLinkOfAHeldJournal_scannedOnAnInterruptedCallersThread_isReadThroughItsHolder()
           throws Exception {
+    withAnotherJournalsSegmentLinkedToAHeldOne(
+        (other, segment) -> {
+          boolean interruptKept;
+          JournalException e;
+          Thread.currentThread().interrupt();
+          try {
+            e =
+                catchThrowableOfType(
+                    JournalException.class,
+                    () -> JournalFile.scan(other, 4, n -> {}, (r, line) -> {}));
+          } finally {
+            interruptKept = Thread.interrupted();
+          }
+          assertThat(interruptKept).as("the caller's interrupt").isTrue();
+          assertThat(e).isNotNull();
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+          assertThat(e.detail())
+              .isEqualTo(
+                  "archived segment "
+                      + segment
+                      + " holds no whole record; give it the name of its first record, restore it"
+                      + " from a copy, or move every segment away so that the snapshot alone stands"
+                      + " for them");
+        });
+  }
+
+  /**
+   * The segments read on a caller's own thread (every reader of this module moves there first, so
+   * only a direct call comes here): the held journal's descriptor is not read there, where an
+   * interrupt would close it, and the segment is refused {@code IO} unread, the journal locked.
+   */
+  @Test
+  void aSegmentThatIsAHardLinkOfAHeldJournal_readOnACallersOwnThread_isRefusedUnread()
+      throws Exception {
+    withAnotherJournalsSegmentLinkedToAHeldOne(
+        (other, segment) ->
+            assertRefused(
+                segment, "a journal", () -> JournalSegments.lines(other, 0, 4, (l, s) -> {})));
+  }
+
+  /** What is checked of {@code other}'s segment, a hard link of a journal held here. */
+  @FunctionalInterface
+  private interface SegmentCheck {
+    void run(Path other, Path segment) throws Exception;
+  }
+
+  /**
+   * Runs {@code check} while this process holds a journal of which the first segment of another
+   * journal, {@code other}, is a hard link; then the held journal still appends, locked to others.
+   */
+  private void withAnotherJournalsSegmentLinkedToAHeldOne(SegmentCheck check) throws Exception {
     Path heldPath = dir.resolve("held.log");
     Path other = dir.resolve("other.log");
     Path segment = archivedFirstFour(other);
@@ -86,26 +137,7 @@ class SegmentNamingAHeldFileTest {
       Files.delete(segment);
       Files.createLink(segment, heldPath);
 
-      boolean interruptKept;
-      JournalException e;
-      Thread.currentThread().interrupt();
-      try {
-        e =
-            catchThrowableOfType(
-                JournalException.class, () -> JournalFile.scan(other, 4, n -> {}, (r, line) -> {}));
-      } finally {
-        interruptKept = Thread.interrupted();
-      }
-      assertThat(interruptKept).as("the caller's interrupt").isTrue();
-      assertThat(e).isNotNull();
-      assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
-      assertThat(e.detail())
-          .isEqualTo(
-              "archived segment "
-                  + segment
-                  + " holds no whole record; give it the name of its first record, restore it"
-                  + " from a copy, or move every segment away so that the snapshot alone stands"
-                  + " for them");
+      check.run(other, segment);
       held.append(FileJournalStreamTest.sealed(0));
       SnapshotLockFileLinkedToJournalTest.assertLockedToOthers(heldPath);
     }

@@ -177,8 +177,13 @@ public final class JournalSegments {
     if (segments.isEmpty()) {
       return false;
     }
-    checkNamed(segments.getFirst());
-    return segments.getFirst().firstSeq() == 0;
+    // On a journal I/O thread, as the scans that read the segments: asked on a caller's thread
+    // (mesh
+    // journal verify), an interrupt during the read would close its descriptor, which may be of a
+    // file this process holds locked swapped in under the segment's name, and let that lock go.
+    Segment first = segments.getFirst();
+    JournalIo.run(() -> checkNamed(first));
+    return first.firstSeq() == 0;
   }
 
   /**

@@ -105,8 +105,15 @@ public final class LockHolder {
       if (lock != null || retry == RETRY_PAUSES.size() || Thread.currentThread().isInterrupted()) {
         return lock;
       }
-      // Outside the table's turn: a probe in this process may run meanwhile.
-      LockSupport.parkNanos(RETRY_PAUSES.get(retry).toNanos());
+      // Outside the table's turn: a probe in this process may run meanwhile. Parked until the
+      // pause is over: one park may end at once (an unpark left from a Future this thread waited
+      // on, a spurious wake-up), and the refusal would stand before the probe's moment had passed.
+      long until = System.nanoTime() + RETRY_PAUSES.get(retry).toNanos();
+      for (long left = until - System.nanoTime();
+          left > 0 && !Thread.currentThread().isInterrupted();
+          left = until - System.nanoTime()) {
+        LockSupport.parkNanos(left);
+      }
     }
   }
 

@@ -130,6 +130,20 @@ class HeldFileSwappedUnderAReadTest {
   }
 
   /**
+   * The check that a journal's first segment holds record 0 ({@code mesh journal verify} asks it on
+   * its own thread), when its read is interrupted and the segment is a held journal swapped in.
+   * Regression: that read ran on the caller's thread, and the interrupt closed the descriptor of
+   * the held journal and let its lock go.
+   */
+  @Test
+  void aFirstSegmentCheck_interruptedDuringItsRead_ofAHeldJournalSwappedIn_leavesItLocked()
+      throws Exception {
+    Files.createDirectories(JournalSegments.directory(other));
+    Files.createFile(JournalSegments.file(other, 0));
+    staysLocked(() -> interruptedAtTheSwap(0, () -> JournalSegments.from0(other)));
+  }
+
+  /**
    * Runs {@code read} where its opens after the first {@code byName} (which open the name asked
    * for) open the held journal's file instead, each interrupting this thread as it does so: an
    * interrupt that arrives during a read of the swapped-in file. Then clears the interrupt; an

@@ -7,7 +7,9 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +47,39 @@ class LockRefusedForAMomentTest {
     assertThat(tries).hasValue(LockHolder.RETRY_PAUSES.size() + 1);
     long pauses = LockHolder.RETRY_PAUSES.stream().mapToLong(d -> d.toNanos()).sum();
     assertThat(System.nanoTime() - start).as("paused between tries").isGreaterThanOrEqualTo(pauses);
+  }
+
+  /**
+   * A pause woken early (an unpark left over from a {@code Future} this thread waited on, a
+   * spurious wake-up) still lasts its length. Regression: each pause was one park, which such a
+   * wake-up ended at once, so the refusal stood after far less than the probe's moment.
+   */
+  @Test
+  void pausesWokenEarly_stillLastTheirLength() throws Exception {
+    Thread caller = Thread.currentThread();
+    AtomicBoolean done = new AtomicBoolean();
+    Thread waker =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  while (!done.get()) {
+                    LockSupport.unpark(caller);
+                    LockSupport.parkNanos(100_000);
+                  }
+                });
+    long start = System.nanoTime();
+    FileLock lock;
+    try {
+      lock = LockHolder.tryLock(() -> null);
+    } finally {
+      done.set(true);
+      waker.join();
+    }
+    long elapsed = System.nanoTime() - start;
+    assertThat(lock).isNull();
+    long pauses = LockHolder.RETRY_PAUSES.stream().mapToLong(d -> d.toNanos()).sum();
+    assertThat(elapsed).as("paused between tries, woken early").isGreaterThanOrEqualTo(pauses);
   }
 
   /** A caller that is being interrupted is answered at once, and keeps its interrupt. */
