@@ -62,7 +62,7 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
     try {
       Path dir = stop.make(() -> Files.createTempDirectory("mesh-demo"));
       Path journalFile = dir.resolve("steward.journal");
-      try (OnnxDecisionEngine minilm = stop.load(ServeCommand::miniLm);
+      try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
           Steward steward = steward(journalFile, minilm, stop)) {
         int code = demo(out(), steward, journalFile);
         stop.printed();

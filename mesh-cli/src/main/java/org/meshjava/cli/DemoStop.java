@@ -84,27 +84,6 @@ final class DemoStop {
     return made;
   }
 
-  /** Loads what the demo needs besides its folder (MiniLM); a seam for tests. */
-  @FunctionalInterface
-  interface Loading<T> {
-    T load() throws Exception;
-  }
-
-  /**
-   * Loads {@code loading} (MiniLM's ONNX session) with a stop held off until it is loaded. Held
-   * off, as a stop by signal while ONNX Runtime created its session let the JVM exit under that
-   * native call, which then crashed in the library (SIGSEGV, exit 134, an {@code hs_err} file left
-   * in the user's folder); a stop waits for the load (seconds at most) and then runs as usual.
-   *
-   * @throws StoppedException where a stop came first: nothing is loaded
-   */
-  synchronized <T> T load(Loading<T> loading) throws Exception {
-    if (stoppedBySignal) {
-      throw new StoppedException();
-    }
-    return loading.load();
-  }
-
   /** Opens what the demo writes into its folder; a seam for tests. */
   @FunctionalInterface
   interface Opening<T extends AutoCloseable> {

@@ -247,55 +247,6 @@ class DemoStopTest {
     assertThat(said.toString(StandardCharsets.UTF_8)).endsWith(" was removed\n");
   }
 
-  /**
-   * Regression: a stop by signal while MiniLM's ONNX session was created let the JVM exit under
-   * that native call, which crashed in ONNX Runtime (SIGSEGV, an {@code hs_err} file left behind).
-   * The stop now waits for the load to end, then removes the folder as usual.
-   */
-  @Test
-  void aStopWhileMiniLmLoads_waitsForTheLoad_thenRemovesTheFolder() throws Exception {
-    Kept kept = new Kept();
-    DemoStop stop = new DemoStop(kept, err);
-    stop.make(this::folderWithAJournal);
-    CountDownLatch loading = new CountDownLatch(1);
-    CountDownLatch stopRan = new CountDownLatch(1);
-    Thread hook = kept.hooks.getFirst();
-    Thread stopper =
-        new Thread(
-            () -> {
-              hook.run();
-              stopRan.countDown();
-            });
-    List<Boolean> ranMeanwhile = new CopyOnWriteArrayList<>();
-    Thread demo =
-        new Thread(
-            () -> {
-              try {
-                stop.load(
-                    () -> {
-                      loading.countDown();
-                      // The stop, started now, must not run while the (native) load goes on.
-                      ranMeanwhile.add(stopRan.await(200, TimeUnit.MILLISECONDS));
-                      return "minilm";
-                    });
-              } catch (Exception e) {
-                ranMeanwhile.add(true);
-              }
-            });
-    demo.start();
-    loading.await();
-    stopper.start();
-    demo.join(5_000);
-    stopper.join(5_000);
-
-    assertThat(ranMeanwhile).containsExactly(false);
-    assertThat(stopRan.getCount()).isZero();
-    assertThat(tmp.resolve("mesh-demo")).doesNotExist();
-    assertThat(said.toString(StandardCharsets.UTF_8)).endsWith(" was removed\n");
-    assertThatThrownBy(() -> stop.load(() -> "again"))
-        .isInstanceOf(DemoStop.StoppedException.class);
-  }
-
   /** A stop before the demo makes its folder: the making is refused, and makes nothing. */
   @Test
   void aFolderMadeAfterAStop_isRefused_andNothingIsMade() throws Exception {
