@@ -40,7 +40,8 @@ public record RouteDecision(
   }
 
   /**
-   * A decision whose chosen candidate is the one named as {@code chosen} is now.
+   * A decision whose chosen candidate is looked up among {@code candidates} by {@code chosen}'s
+   * name.
    *
    * @throws NoSuchElementException if no candidate has that name
    */
