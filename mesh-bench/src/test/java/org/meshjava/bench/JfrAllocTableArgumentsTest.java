@@ -50,6 +50,34 @@ class JfrAllocTableArgumentsTest {
          "name":"take"},"lineNumber":7}]}}}]}}
       """;
 
+  /**
+   * Three samples: 3 000 bytes on a Jetty thread under a frame of ours, 1 000 on {@code main} in a
+   * serve ({@code ServeAbTiming} serves on {@code main}, in-process), and 5 000 on {@code main}
+   * with no frame of ours outside mesh-bench ({@code HttpServeBenchmark}'s main only drives and
+   * times the load). With {@code "weight"} read as one CPU sample each, the same shape is a {@code
+   * jdk.CPUTimeSample} recording for {@code jfr-serve-table.py}.
+   */
+  private static final String MAIN_SERVES =
+      """
+      {"recording":{"events":[
+       {"values":{"eventThread":{"javaName":"qtp-1"},"weight":3000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[{"method":{"type":{"name":"org/meshjava/openai/Endpoints"},
+         "name":"parse"},"lineNumber":255}]}}},
+       {"values":{"eventThread":{"javaName":"main"},"weight":1000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"org/meshjava/core/crypto/SigningKey"},"name":"sign"},
+          "lineNumber":90},
+         {"method":{"type":{"name":"org/meshjava/openai/ServeAbWorker"},"name":"run"},
+          "lineNumber":40},
+         {"method":{"type":{"name":"org/meshjava/bench/ServeAbTiming"},"name":"time"},
+          "lineNumber":227}]}}},
+       {"values":{"eventThread":{"javaName":"main"},"weight":5000,"objectClass":{"name":"long[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"java/lang/Thread"},"name":"sleep"},"lineNumber":1},
+         {"method":{"type":{"name":"org/meshjava/bench/HttpServeBenchmark"},"name":"drive"},
+          "lineNumber":731}]}}}]}}
+      """;
+
   /** How long the one Python process that runs every case may take before it is ended. */
   private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(60);
 
@@ -121,7 +149,12 @@ class JfrAllocTableArgumentsTest {
             alloc(
                 "negative",
                 write("negative.json", RECORDING.replace("\"weight\":3000", "\"weight\":-3000")),
-                "--sites"));
+                "--sites"),
+            alloc("mainServes", write("main.json", MAIN_SERVES), "--sites"),
+            new Case(
+                "serveTableMainServes",
+                "jfr-serve-table.py",
+                List.of(tmp.resolve("main.json").toString())));
     runAll(cases);
   }
 
@@ -251,6 +284,32 @@ class JfrAllocTableArgumentsTest {
         .doesNotContain("Traceback")
         .contains("negative.json: event 0 is not a jdk.ObjectAllocationSample");
     assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
+  void aServeOnTheThreadNamedMain_isMeshSide_whileMainDrivingTheLoadIsNot() throws Exception {
+    // ServeAbTiming serves on main: dropping every main sample left the serve's own bytes out.
+    Ran ran = ran("mainServes");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| Ed25519 signature (SigningKey.sign) | 25.0% | 1.00 |")
+        .contains("| request JSON parse + ServeRequest | 75.0% | 3.00 |")
+        .contains("| `SigningKey.sign:90` | `byte[]` | 25.0% | 1024 |")
+        .doesNotContain("long[]")
+        .doesNotContain("HttpServeBenchmark");
+  }
+
+  @Test
+  void jfrServeTable_aServeOnTheThreadNamedMain_isMeshSide_whileMainDrivingTheLoadIsNot()
+      throws Exception {
+    Ran ran = ran("serveTableMainServes");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("2 samples of mesh-side threads")
+        .contains("| Ed25519 signature (SigningKey.sign) | 50.0% | 0.0% |")
+        .contains("| request JSON parse + ServeRequest derive | 50.0% | 0.0% |");
   }
 
   /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */
