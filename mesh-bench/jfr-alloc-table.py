@@ -14,8 +14,8 @@ Record with JFR's allocation sampler (each sample weighs the bytes it stands for
 A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or the allocating
 frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part below
-whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
+Each sample of a mesh-side thread (not load-*, fake-upstream*; main only while it serves, see
+mesh_side) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
@@ -30,7 +30,7 @@ import math
 import re
 import sys
 
-NOT_MESH = ("load-", "fake-upstream", "main", "JFR", "Common-Cleaner")
+NOT_MESH = ("load-", "fake-upstream", "JFR", "Common-Cleaner")
 PARTS = [
     ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
     ("signed core: built as a CBOR map (toSignedCore)", r"MeshReceipt\.toSignedCore$"),
@@ -57,6 +57,16 @@ PARTS = [
     ("floor proxy (the floor scenarios)", r"meshjava\.bench\."),
 ]
 JETTY = "Jetty, outside our handler"
+
+
+def mesh_side(thread_name, frames):
+    """Whether a sample of this thread, with these frames (innermost first, dotted class names), is
+    the mesh side's. Thread main drives and times the load in HttpServeBenchmark, but ServeAbTiming
+    serves on it in-process: it is mesh-side while a frame of ours outside mesh-bench (the binding,
+    the steward) is on its stack. Dropping main by name left a ServeAbTiming recording's serves out."""
+    if thread_name == "main":
+        return any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+    return not thread_name.startswith(NOT_MESH)
 
 
 def site(v):
@@ -123,10 +133,12 @@ def main():
         try:
             v = e["values"]
             thread = v.get("eventThread")
-            if thread is None or (thread["javaName"] or "").startswith(NOT_MESH) or not v["stackTrace"]:
+            if thread is None or not v["stackTrace"]:
                 continue
             m = [f["method"] for f in v["stackTrace"]["frames"]]
             frames = [f["type"]["name"].replace("/", ".") + "." + f["name"] for f in m]
+            if not mesh_side(thread["javaName"] or "", frames):
+                continue
             part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
             weight = v["weight"] + 0
             if isinstance(v["weight"], bool) or not 0 <= weight < math.inf:

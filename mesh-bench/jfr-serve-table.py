@@ -14,8 +14,8 @@ in Java):
 
 The same works on jdk.ExecutionSample (--events jdk.ExecutionSample): Java frames only.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part in
-the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
+Each sample of a mesh-side thread (not load-*, fake-upstream*; main only while it serves, see
+mesh_side in jfr-alloc-table.py) goes to the first part in the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
 the shares are also given in µs per request. The in-process steward has no metrics (see
 "mesh serve processes: what the metrics cost" in README.md).
 """
@@ -24,7 +24,7 @@ import json
 import re
 import sys
 
-NOT_MESH = ("load-", "fake-upstream", "main")
+NOT_MESH = ("load-", "fake-upstream")
 PARTS = [
     ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
     ("upstream: KeepAliveHttp exchange (socket write, read)", r"KeepAliveHttp\.exchange$"),
@@ -45,6 +45,15 @@ PARTS = [
 ]
 JETTY = "Jetty server read/dispatch (outside the handler)"
 SYSCALL = re.compile(r"^sun\.nio\.ch\.(SocketDispatcher\.\w+0|Net\.poll|EPoll\.\w+|EventFD\.\w+)$")
+
+
+def mesh_side(thread_name, frames):
+    """Whether a sample of this thread is the mesh side's: main only while a frame of ours outside
+    mesh-bench is on its stack (ServeAbTiming serves on main; HttpServeBenchmark's main drives the
+    load), any other thread unless NOT_MESH names it."""
+    if thread_name == "main":
+        return any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+    return not thread_name.startswith(NOT_MESH)
 
 
 def name(frame):
@@ -85,12 +94,12 @@ def main():
     for e in events:
         v = e["values"]
         thread = v.get("eventThread") or v.get("sampledThread")
-        if thread is None or (thread["javaName"] or "").startswith(NOT_MESH):
+        if thread is None or not v["stackTrace"]:
             continue
-        if not v["stackTrace"]:
+        frames = [name(f) for f in v["stackTrace"]["frames"]]
+        if not mesh_side(thread["javaName"] or "", frames):
             continue
         total += 1
-        frames = [name(f) for f in v["stackTrace"]["frames"]]
         samples.append(frames)
         part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
         counts[part] += 1

@@ -10,8 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,12 +25,18 @@ import org.junit.jupiter.api.io.TempDir;
  * missing, not JSON, or JSON of another shape stopped with a traceback; it is now one line naming
  * the file, and exit 1; so is one with a negative, NaN or infinite weight, which printed negative
  * or nan shares and exit 0. Runs the script on a two-sample recording; skipped where no {@code
- * python3} is on the path, except on CI ({@code CI=true}), where a missing python3 fails it.
+ * python3} is on the path, except on CI ({@code CI=true}), where a missing python3 fails it. Every
+ * case runs in one Python process started once for the class ({@link #HARNESS}): a process per case
+ * cost 3 to 13 s a run on a loaded two-core machine.
  */
 class JfrAllocTableArgumentsTest {
-  @TempDir Path tmp;
+  /** Where the recordings are written, and each case's output. */
+  @TempDir static Path tmp;
 
   private record Ran(int code, String out, String err) {}
+
+  /** One run of a script: its name (for the result), the script, and its arguments. */
+  private record Case(String name, String script, List<String> args) {}
 
   /** Two samples: 3 000 bytes under a frame of ours, 1 000 under Jetty's alone. */
   private static final String RECORDING =
@@ -41,40 +50,156 @@ class JfrAllocTableArgumentsTest {
          "name":"take"},"lineNumber":7}]}}}]}}
       """;
 
-  /** How long the script may take before the test gives up on it and ends it. */
-  private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(30);
+  /**
+   * Three samples: 3 000 bytes on a Jetty thread under a frame of ours, 1 000 on {@code main} in a
+   * serve ({@code ServeAbTiming} serves on {@code main}, in-process), and 5 000 on {@code main}
+   * with no frame of ours outside mesh-bench ({@code HttpServeBenchmark}'s main only drives and
+   * times the load). With {@code "weight"} read as one CPU sample each, the same shape is a {@code
+   * jdk.CPUTimeSample} recording for {@code jfr-serve-table.py}.
+   */
+  private static final String MAIN_SERVES =
+      """
+      {"recording":{"events":[
+       {"values":{"eventThread":{"javaName":"qtp-1"},"weight":3000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[{"method":{"type":{"name":"org/meshjava/openai/Endpoints"},
+         "name":"parse"},"lineNumber":255}]}}},
+       {"values":{"eventThread":{"javaName":"main"},"weight":1000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"org/meshjava/core/crypto/SigningKey"},"name":"sign"},
+          "lineNumber":90},
+         {"method":{"type":{"name":"org/meshjava/openai/ServeAbWorker"},"name":"run"},
+          "lineNumber":40},
+         {"method":{"type":{"name":"org/meshjava/bench/ServeAbTiming"},"name":"time"},
+          "lineNumber":227}]}}},
+       {"values":{"eventThread":{"javaName":"main"},"weight":5000,"objectClass":{"name":"long[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"java/lang/Thread"},"name":"sleep"},"lineNumber":1},
+         {"method":{"type":{"name":"org/meshjava/bench/HttpServeBenchmark"},"name":"drive"},
+          "lineNumber":731}]}}}]}}
+      """;
 
-  private Ran table(String... args) throws IOException, InterruptedException {
-    return table(Files.writeString(tmp.resolve("a.json"), RECORDING), args);
+  /** How long the one Python process that runs every case may take before it is ended. */
+  private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(60);
+
+  /**
+   * Runs each case's script in this one Python process, as {@code python3 SCRIPT ARGS...} would:
+   * {@code sys.argv} set, run as {@code __main__}, its exit code and what it wrote kept; an
+   * exception that escapes it is printed as Python would print it (a traceback) with exit code 1. A
+   * Python start takes seconds on a loaded machine, so one start for all cases, not one each.
+   */
+  private static final String HARNESS =
+      """
+      import contextlib, io, runpy, sys, traceback
+      cases, out = sys.argv[1], sys.argv[2]
+      for line in open(cases, encoding="utf-8").read().splitlines():
+          name, script, *args = line.split("\t")
+          stdout, stderr = io.StringIO(), io.StringIO()
+          sys.argv = [script, *args]
+          code = 0
+          with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+              try:
+                  runpy.run_path(script, run_name="__main__")
+              except SystemExit as e:
+                  if isinstance(e.code, int) or e.code is None:
+                      code = e.code or 0
+                  else:
+                      print(e.code, file=sys.stderr)
+                      code = 1
+              except BaseException:
+                  traceback.print_exc()
+                  code = 1
+          for ext, text in (("out", stdout.getvalue()), ("err", stderr.getvalue()), ("code", str(code))):
+              with open(f"{out}/{name}.{ext}", "w", encoding="utf-8") as f:
+                  f.write(text)
+      """;
+
+  private static final String ALLOC = "jfr-alloc-table.py";
+
+  /** Each case's result by name; empty where there is no python3 (each test then skips). */
+  private static final Map<String, Ran> RAN = new HashMap<>();
+
+  private static String noPython;
+
+  private static Path write(String name, String text) throws IOException {
+    return Files.writeString(tmp.resolve(name), text);
   }
 
-  private Ran table(Path recording, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("python3", "jfr-alloc-table.py"));
-    command.add(recording.toString());
-    command.add("4.0");
-    command.addAll(List.of(args));
-    Path out = tmp.resolve("out.txt");
-    Path err = tmp.resolve("err.txt");
+  private static Case alloc(String name, Path recording, String... args) {
+    List<String> all = new ArrayList<>(List.of(recording.toString(), "4.0"));
+    all.addAll(List.of(args));
+    return new Case(name, ALLOC, all);
+  }
+
+  @BeforeAll
+  static void runEveryCase() throws IOException, InterruptedException {
+    Path recording = write("a.json", RECORDING);
+    String zero =
+        RECORDING
+            .replace("\"weight\":3000", "\"weight\":0")
+            .replace("\"weight\":1000", "\"weight\":0");
+    List<Case> cases =
+        List.of(
+            alloc("bareSites", recording, "--sites"),
+            alloc("sitesZero", recording, "--sites", "0"),
+            alloc("absent", tmp.resolve("absent.json")),
+            alloc("text", write("text.jfr", "FLR\0 not JSON")),
+            alloc("other", write("other.json", "{\"events\": []}")),
+            alloc("deep", write("deep.json", "[".repeat(200_000))),
+            alloc("zero", write("zero.json", zero), "--sites"),
+            alloc(
+                "negative",
+                write("negative.json", RECORDING.replace("\"weight\":3000", "\"weight\":-3000")),
+                "--sites"),
+            alloc("mainServes", write("main.json", MAIN_SERVES), "--sites"),
+            new Case(
+                "serveTableMainServes",
+                "jfr-serve-table.py",
+                List.of(tmp.resolve("main.json").toString())));
+    runAll(cases);
+  }
+
+  private static void runAll(List<Case> cases) throws IOException, InterruptedException {
+    Path out = Files.createDirectory(tmp.resolve("out"));
+    StringBuilder lines = new StringBuilder();
+    for (Case c : cases) {
+      lines.append(c.name()).append('\t').append(c.script());
+      c.args().forEach(a -> lines.append('\t').append(a));
+      lines.append('\n');
+    }
+    Path list = write("cases.tsv", lines.toString());
     Process p;
     try {
       p =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
+          new ProcessBuilder("python3", "-c", HARNESS, list.toString(), out.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(tmp.resolve("harness.txt").toFile())
               .start();
-    } catch (IOException noPython) {
+    } catch (IOException missing) {
       if ("true".equals(System.getenv("CI"))) {
         // A skip on CI would pass a smaller suite silently; .ci/run installs python3 there.
-        throw new AssertionError("python3 is required on CI to run jfr-alloc-table.py", noPython);
+        throw new AssertionError("python3 is required on CI to run jfr-alloc-table.py", missing);
       }
-      assumeTrue(false, "no python3 on the path: " + noPython.getMessage());
-      throw noPython;
+      noPython = "no python3 on the path: " + missing.getMessage();
+      return;
     }
     awaitEnd(p, SCRIPT_LIMIT);
-    return new Ran(
-        p.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    assertThat(p.exitValue())
+        .as("the harness: %s", Files.readString(tmp.resolve("harness.txt")))
+        .isZero();
+    for (Case c : cases) {
+      RAN.put(
+          c.name(),
+          new Ran(
+              Integer.parseInt(Files.readString(out.resolve(c.name() + ".code")).strip()),
+              Files.readString(out.resolve(c.name() + ".out"), StandardCharsets.UTF_8),
+              Files.readString(out.resolve(c.name() + ".err"), StandardCharsets.UTF_8)));
+    }
+  }
+
+  /** What the case named {@code name} printed and returned; skips where there is no python3. */
+  private static Ran ran(String name) {
+    assumeTrue(noPython == null, noPython);
+    return RAN.get(name);
   }
 
   /**
@@ -100,7 +225,7 @@ class JfrAllocTableArgumentsTest {
 
   @Test
   void aBareSites_atTheEndOfTheLine_listsTheTopSites() throws Exception {
-    Ran ran = table("--sites");
+    Ran ran = ran("bareSites");
     assertThat(ran.err()).doesNotContain("Traceback");
     assertThat(ran.code()).isZero();
     assertThat(ran.out())
@@ -111,26 +236,24 @@ class JfrAllocTableArgumentsTest {
 
   @Test
   void aCountThatIsNotAPositiveNumber_isAUsageLine_exit2() throws Exception {
-    // One case: each runs a Python process, which takes seconds on a loaded machine.
-    Ran ran = table("--sites", "0");
+    Ran ran = ran("sitesZero");
     assertThat(ran.code()).isEqualTo(2);
     assertThat(ran.err()).contains("usage:").doesNotContain("Traceback");
   }
 
   @Test
   void aMissingRecording_isOneLineNamingIt_exit1() throws Exception {
-    Ran ran = table(tmp.resolve("absent.json"));
+    Ran ran = ran("absent");
     assertThat(ran.err()).doesNotContain("Traceback").contains("absent.json: cannot read");
     assertThat(ran.code()).isEqualTo(1);
   }
 
   @Test
   void aRecordingThatIsNotJfrPrintJson_isOneLineNamingIt_exit1() throws Exception {
-    // Two files in one case: each script run takes seconds on a loaded machine.
-    Ran text = table(Files.writeString(tmp.resolve("text.jfr"), "FLR\0 not JSON"));
+    Ran text = ran("text");
     assertThat(text.err()).doesNotContain("Traceback").contains("text.jfr: not JSON");
     assertThat(text.code()).isEqualTo(1);
-    Ran other = table(Files.writeString(tmp.resolve("other.json"), "{\"events\": []}"));
+    Ran other = ran("other");
     assertThat(other.err())
         .doesNotContain("Traceback")
         .contains("other.json: JSON without recording.events");
@@ -139,18 +262,14 @@ class JfrAllocTableArgumentsTest {
 
   @Test
   void aRecordingNestedDeeperThanPythonRecurses_isOneLineNamingIt_exit1() throws Exception {
-    Ran ran = table(Files.writeString(tmp.resolve("deep.json"), "[".repeat(200_000)));
+    Ran ran = ran("deep");
     assertThat(ran.err()).doesNotContain("Traceback").contains("deep.json: JSON nested too deeply");
     assertThat(ran.code()).isEqualTo(1);
   }
 
   @Test
   void aRecordingWithOnlyZeroWeights_isOneLineNamingIt_exit1_withSitesToo() throws Exception {
-    String zero =
-        RECORDING
-            .replace("\"weight\":3000", "\"weight\":0")
-            .replace("\"weight\":1000", "\"weight\":0");
-    Ran ran = table(Files.writeString(tmp.resolve("zero.json"), zero), "--sites");
+    Ran ran = ran("zero");
     assertThat(ran.err())
         .doesNotContain("Traceback")
         .contains("zero.json: no mesh-side bytes sampled (2 events, total weight 0)");
@@ -160,16 +279,37 @@ class JfrAllocTableArgumentsTest {
   @Test
   void aRecordingWithANegativeWeight_isOneLineNamingTheEvent_exit1() throws Exception {
     // A weight is a count of bytes: -3000 beside 1000 printed a share of -150% and exit 0.
-    Ran ran =
-        table(
-            Files.writeString(
-                tmp.resolve("negative.json"),
-                RECORDING.replace("\"weight\":3000", "\"weight\":-3000")),
-            "--sites");
+    Ran ran = ran("negative");
     assertThat(ran.err())
         .doesNotContain("Traceback")
         .contains("negative.json: event 0 is not a jdk.ObjectAllocationSample");
     assertThat(ran.code()).isEqualTo(1);
+  }
+
+  @Test
+  void aServeOnTheThreadNamedMain_isMeshSide_whileMainDrivingTheLoadIsNot() throws Exception {
+    // ServeAbTiming serves on main: dropping every main sample left the serve's own bytes out.
+    Ran ran = ran("mainServes");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| Ed25519 signature (SigningKey.sign) | 25.0% | 1.00 |")
+        .contains("| request JSON parse + ServeRequest | 75.0% | 3.00 |")
+        .contains("| `SigningKey.sign:90` | `byte[]` | 25.0% | 1024 |")
+        .doesNotContain("long[]")
+        .doesNotContain("HttpServeBenchmark");
+  }
+
+  @Test
+  void jfrServeTable_aServeOnTheThreadNamedMain_isMeshSide_whileMainDrivingTheLoadIsNot()
+      throws Exception {
+    Ran ran = ran("serveTableMainServes");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("2 samples of mesh-side threads")
+        .contains("| Ed25519 signature (SigningKey.sign) | 50.0% | 0.0% |")
+        .contains("| request JSON parse + ServeRequest derive | 50.0% | 0.0% |");
   }
 
   /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */

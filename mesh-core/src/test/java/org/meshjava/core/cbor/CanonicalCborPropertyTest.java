@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,13 @@ import org.junit.jupiter.api.Test;
 class CanonicalCborPropertyTest {
   private static final HexFormat HEX = HexFormat.of();
   private static final int MAX_FAILURES_SHOWN = 20;
+
+  /**
+   * The default suite runs one case in this many of each property's full count (the first ones of
+   * the same seed); {@code -Pslow} runs the full counts ({@link #everyProperty_atItsFullCount}).
+   * The full counts cost 7 s of a two-core CI run, most of this module's test time.
+   */
+  private static final int DEFAULT_SHARE = 5;
 
   /** Runs {@code cases} random values through {@code check}, collecting failures. */
   private static void forRandomValues(long seed, int cases, ValueCheck check) {
@@ -84,9 +92,13 @@ class CanonicalCborPropertyTest {
 
   @Test
   void encodeThenDecode_isTheIdentity_onValuesAndBytes() {
+    encodeThenDecode_isTheIdentity_onValuesAndBytes(5000 / DEFAULT_SHARE);
+  }
+
+  private static void encodeThenDecode_isTheIdentity_onValuesAndBytes(int cases) {
     forRandomValues(
         0x5EED_0001L,
-        5000,
+        cases,
         (value, random, fail) -> {
           byte[] encoded = value.encode();
           try {
@@ -108,9 +120,13 @@ class CanonicalCborPropertyTest {
 
   @Test
   void encoder_agreesWithAnIndependentTestWriter() {
+    encoder_agreesWithAnIndependentTestWriter(3000 / DEFAULT_SHARE);
+  }
+
+  private static void encoder_agreesWithAnIndependentTestWriter(int cases) {
     forRandomValues(
         0x5EED_0002L,
-        3000,
+        cases,
         (value, random, fail) -> {
           byte[] ours = value.encode();
           byte[] theirs = NonCanonicalWriter.canonical(value);
@@ -123,10 +139,14 @@ class CanonicalCborPropertyTest {
 
   @Test
   void decode_rejectsEveryLongerArgumentWidth_asNonShortest() {
+    decode_rejectsEveryLongerArgumentWidth_asNonShortest(1500 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsEveryLongerArgumentWidth_asNonShortest(int cases) {
     int[] checked = {0};
     forRandomValues(
         0x5EED_0003L,
-        1500,
+        cases,
         (value, random, fail) -> {
           int heads = NonCanonicalWriter.countHeadsAndMaps(value)[0];
           for (int h = 0; h < heads; h++) {
@@ -145,15 +165,19 @@ class CanonicalCborPropertyTest {
             }
           }
         });
-    assertThat(checked[0]).as("variants checked").isGreaterThan(10_000);
+    assertThat(checked[0]).as("variants checked").isGreaterThan(10_000 * cases / 1500);
   }
 
   @Test
   void decode_rejectsIndefiniteLengthStringsArraysAndMaps() {
+    decode_rejectsIndefiniteLengthStringsArraysAndMaps(1500 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsIndefiniteLengthStringsArraysAndMaps(int cases) {
     int[] checked = {0};
     forRandomValues(
         0x5EED_0004L,
-        1500,
+        cases,
         (value, random, fail) -> {
           int heads = NonCanonicalWriter.countHeadsAndMaps(value)[0];
           for (int h = 0; h < heads; h++) {
@@ -170,15 +194,19 @@ class CanonicalCborPropertyTest {
             }
           }
         });
-    assertThat(checked[0]).as("variants checked").isGreaterThan(2_000);
+    assertThat(checked[0]).as("variants checked").isGreaterThan(2_000 * cases / 1500);
   }
 
   @Test
   void decode_rejectsSwappedMapEntries_asUnsortedKeys() {
+    decode_rejectsSwappedMapEntries_asUnsortedKeys(2000 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsSwappedMapEntries_asUnsortedKeys(int cases) {
     int[] checked = {0};
     forRandomValues(
         0x5EED_0005L,
-        2000,
+        cases,
         (value, random, fail) -> {
           List<Integer> sizes = NonCanonicalWriter.mapSizes(value);
           for (int m = 0; m < sizes.size(); m++) {
@@ -192,15 +220,19 @@ class CanonicalCborPropertyTest {
             }
           }
         });
-    assertThat(checked[0]).as("variants checked").isGreaterThan(1_000);
+    assertThat(checked[0]).as("variants checked").isGreaterThan(1_000 * cases / 2000);
   }
 
   @Test
   void decode_rejectsARepeatedKey_asDuplicateKey() {
+    decode_rejectsARepeatedKey_asDuplicateKey(2000 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsARepeatedKey_asDuplicateKey(int cases) {
     int[] checked = {0};
     forRandomValues(
         0x5EED_0006L,
-        2000,
+        cases,
         (value, random, fail) -> {
           List<Integer> sizes = NonCanonicalWriter.mapSizes(value);
           for (int m = 0; m < sizes.size(); m++) {
@@ -214,14 +246,18 @@ class CanonicalCborPropertyTest {
             }
           }
         });
-    assertThat(checked[0]).as("variants checked").isGreaterThan(1_000);
+    assertThat(checked[0]).as("variants checked").isGreaterThan(1_000 * cases / 2000);
   }
 
   @Test
   void decode_rejectsAnyTrailingByte() {
+    decode_rejectsAnyTrailingByte(3000 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsAnyTrailingByte(int cases) {
     forRandomValues(
         0x5EED_0007L,
-        3000,
+        cases,
         (value, random, fail) -> {
           byte[] encoded = value.encode();
           byte[] longer = Arrays.copyOf(encoded, encoded.length + 1 + random.nextInt(3));
@@ -234,10 +270,14 @@ class CanonicalCborPropertyTest {
 
   @Test
   void decode_rejectsEveryTruncation_asTruncatedOrLengthLimit() {
+    decode_rejectsEveryTruncation_asTruncatedOrLengthLimit(1500 / DEFAULT_SHARE);
+  }
+
+  private static void decode_rejectsEveryTruncation_asTruncatedOrLengthLimit(int cases) {
     int[] checked = {0};
     forRandomValues(
         0x5EED_0008L,
-        1500,
+        cases,
         (value, random, fail) -> {
           byte[] encoded = value.encode();
           if (encoded.length > 4096) {
@@ -258,6 +298,19 @@ class CanonicalCborPropertyTest {
             }
           }
         });
-    assertThat(checked[0]).as("prefixes checked").isGreaterThan(50_000);
+    assertThat(checked[0]).as("prefixes checked").isGreaterThan(50_000 * cases / 1500);
+  }
+
+  @Test
+  @Tag("slow")
+  void everyProperty_atItsFullCount() {
+    encodeThenDecode_isTheIdentity_onValuesAndBytes(5000);
+    encoder_agreesWithAnIndependentTestWriter(3000);
+    decode_rejectsEveryLongerArgumentWidth_asNonShortest(1500);
+    decode_rejectsIndefiniteLengthStringsArraysAndMaps(1500);
+    decode_rejectsSwappedMapEntries_asUnsortedKeys(2000);
+    decode_rejectsARepeatedKey_asDuplicateKey(2000);
+    decode_rejectsAnyTrailingByte(3000);
+    decode_rejectsEveryTruncation_asTruncatedOrLengthLimit(1500);
   }
 }
