@@ -40,6 +40,25 @@ class ModelListBrokenBackendTest {
     }
   }
 
+  /** A backend named "unprintable" whose weights throw a throwable that cannot be printed. */
+  private static final class Unprintable extends ForwardingEngine {
+    Unprintable() {
+      super(
+          ReferenceEngine.builder()
+              .name("unprintable")
+              .recipe(Recipe.of("unprintable-ref"))
+              .fidelity(Fidelity.F1)
+              .costProfile(CostProfile.perToken(40))
+              .workPerToken(1)
+              .build());
+    }
+
+    @Override
+    public Optional<WeightsBinding> weights() {
+      throw new UnprintableException();
+    }
+  }
+
   private static List<String> ids(JsonNode list) {
     List<String> ids = new ArrayList<>();
     list.get("data").forEach(m -> ids.add(m.get("id").asText()));
@@ -66,6 +85,21 @@ class ModelListBrokenBackendTest {
       assertThat(log).contains("broken", "the weights file is gone");
       assertThat(f.get("/v1/models/small").status()).isEqualTo(200);
       assertThat(f.get("/v1/models/broken").status()).isEqualTo(404);
+    }
+  }
+
+  /**
+   * The backend's throw is foreign code, and so are its words: one whose {@code toString} throws,
+   * read to log why it was left out, failed the whole list 500.
+   */
+  @Test
+  void aBackendWhoseFailureCannotBePrinted_isLeftOut_theRestListed() {
+    try (Fixture f = new Fixture(null, b -> b.backend(new Unprintable()), b -> {})) {
+      AtomicReference<Fixture.Answer> list = new AtomicReference<>();
+      String log = Fixture.stderrOf(() -> list.set(f.get("/v1/models")));
+      assertThat(list.get().status()).as(list.get().body()).isEqualTo(200);
+      assertThat(ids(list.get().json())).contains("small", "large").doesNotContain("unprintable");
+      assertThat(log).contains("unprintable", UnprintableException.class.getName());
     }
   }
 }
