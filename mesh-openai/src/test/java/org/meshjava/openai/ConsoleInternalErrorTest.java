@@ -8,12 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ForwardingEngine;
-import org.meshjava.core.Recipe;
 import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.Steward;
 
 /**
@@ -29,14 +26,7 @@ class ConsoleInternalErrorTest {
     final AtomicBoolean broken = new AtomicBoolean();
 
     Unprintable() {
-      super(
-          ReferenceEngine.builder()
-              .name("unprintable")
-              .recipe(Recipe.of("unprintable-ref"))
-              .fidelity(Fidelity.F1)
-              .costProfile(CostProfile.perToken(40))
-              .workPerToken(1)
-              .build());
+      super(Fixture.reference("unprintable"));
     }
 
     @Override

@@ -8,12 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.Fidelity;
 import org.meshjava.core.ForwardingEngine;
-import org.meshjava.core.Recipe;
 import org.meshjava.core.WeightsBinding;
-import org.meshjava.engine.ReferenceEngine;
 
 /**
  * A backend whose description fails (an engine whose {@code weights()} throws) failed {@code GET
@@ -24,14 +20,7 @@ class ModelListBrokenBackendTest {
   /** A backend named "broken" whose weights cannot be read. */
   private static final class Broken extends ForwardingEngine {
     Broken() {
-      super(
-          ReferenceEngine.builder()
-              .name("broken")
-              .recipe(Recipe.of("broken-ref"))
-              .fidelity(Fidelity.F1)
-              .costProfile(CostProfile.perToken(40))
-              .workPerToken(1)
-              .build());
+      super(Fixture.reference("broken"));
     }
 
     @Override
@@ -43,14 +32,7 @@ class ModelListBrokenBackendTest {
   /** A backend named "unprintable" whose weights throw a throwable that cannot be printed. */
   private static final class Unprintable extends ForwardingEngine {
     Unprintable() {
-      super(
-          ReferenceEngine.builder()
-              .name("unprintable")
-              .recipe(Recipe.of("unprintable-ref"))
-              .fidelity(Fidelity.F1)
-              .costProfile(CostProfile.perToken(40))
-              .workPerToken(1)
-              .build());
+      super(Fixture.reference("unprintable"));
     }
 
     @Override
