@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.LinkSpend;
 import org.meshjava.jcp.SignedGrant;
@@ -167,7 +168,20 @@ final class ConsoleEndpoints {
     } catch (BindingException e) {
       return ErrorReply.of(e);
     } catch (RuntimeException e) {
-      LOG.error("internal error answering {} {} on the console ({})", method, path, requestId, e);
+      // What failed may be foreign code (a backend's fidelity, a journal's readiness) whose words
+      // throw in turn: out of the logging, that throw would leave with no answer of ours.
+      ThrowableWords.log(
+          e,
+          t ->
+              LOG.error(
+                  "internal error answering {} {} on the console ({})", method, path, requestId, t),
+          kind ->
+              LOG.error(
+                  "internal error answering {} {} on the console ({}): {}, which cannot be printed",
+                  method,
+                  path,
+                  requestId,
+                  kind));
       return ErrorReply.internalError(requestId);
     }
   }

@@ -378,12 +378,13 @@ final class Endpoints {
         entry = described(e, name);
       } catch (RuntimeException failed) {
         // One backend whose description fails must not fail the list for every client; the
-        // operator reads why, once per backend (the list is asked for often).
+        // operator reads why, once per backend (the list is asked for often). The throw is the
+        // backend's, and so are its words, read safely: throwing here would fail the list anyway.
         if (undescribed.add(name)) {
           LOG.warn(
               "backend {} left out of /v1/models: describing it failed: {}",
               name,
-              failed.toString());
+              ThrowableWords.describe(failed));
         }
         continue;
       }

@@ -549,7 +549,8 @@ public final class OpenAiServer implements AutoCloseable {
       request.setAttribute(RequestId.HEADER, id);
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
-        // Read-only: no body is read. One that was sent is discarded with the connection.
+        // Read-only: no body is read. One that was sent is drained within bounds, then discarded
+        // with the connection, as on the API listener (answerUnread).
         Optional<Reply> refused =
             targetRefused(request)
                 .or(() -> UnknownMethod.refusal(request.getMethod(), ConsoleEndpoints.METHODS));
@@ -570,8 +571,14 @@ public final class OpenAiServer implements AutoCloseable {
         if (sentABody(request) || refused.filter(r -> r.status() == 400).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
+        // Closed with the body unread, the connection was reset under a client still sending it,
+        // which then never read this answer.
+        Callback then =
+            sentABody(request) && !toldNotToSend(request)
+                ? drainingThen(request, callback)
+                : callback;
         try {
-          write(reply, request, response, callback, OpenAiServer::notTold);
+          write(reply, request, response, then, OpenAiServer::notTold);
         } catch (Throwable t) {
           callback.failed(t);
         }

@@ -13,6 +13,7 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -118,6 +119,12 @@ public final class UpstreamEngine extends DescribedEngine {
   /** Holds this upstream's failure lines to one a minute, so an outage does not flood the log. */
   private final FailureLogLimit failures;
 
+  /**
+   * The client of an {@code https} upstream (and of an {@code http} one Jetty serves): the shared
+   * one, or one trusting this upstream's own CAs ({@link Builder#trustedCertificates}).
+   */
+  private final org.eclipse.jetty.client.HttpClient client;
+
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
     super(b.descriptor(Recipe.of(b.model.replace('+', '_'))));
@@ -131,6 +138,7 @@ public final class UpstreamEngine extends DescribedEngine {
     this.maxConcurrentServes = b.maxConcurrentServes;
     this.plain =
         KeepAliveHttp.serves(chatCompletions) ? new KeepAliveHttp(chatCompletions, apiKey) : null;
+    this.client = UpstreamHttp.client(b.trustedCas);
     this.failures = new FailureLogLimit(FAILURE_LOG_INTERVAL, b.failureClock);
   }
 
@@ -198,7 +206,7 @@ public final class UpstreamEngine extends DescribedEngine {
       response =
           plain != null
               ? plain.post(body, timeout)
-              : UpstreamHttp.post(chatCompletions, body, apiKey, timeout);
+              : UpstreamHttp.post(client, chatCompletions, body, apiKey, timeout);
     } catch (IOException e) {
       throw failed(e);
     } catch (InterruptedException e) {
@@ -277,7 +285,9 @@ public final class UpstreamEngine extends DescribedEngine {
       throws EngineException {
     UpstreamHttp.Streamed response;
     try {
-      response = UpstreamHttp.stream(chatCompletions, body(request, prompt, true), apiKey, timeout);
+      response =
+          UpstreamHttp.stream(
+              client, chatCompletions, body(request, prompt, true), apiKey, timeout);
     } catch (IOException e) {
       throw failed(e);
     } catch (InterruptedException e) {
@@ -900,6 +910,7 @@ public final class UpstreamEngine extends DescribedEngine {
     private Duration timeout = Duration.ofSeconds(60);
     private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
     private InstantSource failureClock = InstantSource.system();
+    private @Nullable TrustedCas trustedCas;
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {
@@ -918,6 +929,21 @@ public final class UpstreamEngine extends DescribedEngine {
      */
     public Builder maxConcurrentServes(int v) {
       maxConcurrentServes = Setting.atLeast("maxConcurrentServes", v, 1, "must be positive: ");
+      return this;
+    }
+
+    /**
+     * Checks the upstream's TLS certificate against the CA certificates in {@code pemFile} (a
+     * private CA's, one or more PEM {@code CERTIFICATE} blocks) in place of the JVM's trust store,
+     * for this upstream alone; its host name is still checked against the certificate. The file is
+     * read here, once: a later change to it is seen at the next start. An upstream not given one
+     * trusts the JVM's store. Upstreams given the same certificates share one HTTP client. Only for
+     * an {@code https} base URI ({@link #build} refuses it with {@code http}).
+     *
+     * @throws PrivateCaException if the file is missing, unreadable, empty or not PEM certificates
+     */
+    public Builder trustedCertificates(Path pemFile) {
+      trustedCas = TrustedCas.read(Objects.requireNonNull(pemFile, "pemFile"));
       return this;
     }
 
@@ -1004,11 +1030,17 @@ public final class UpstreamEngine extends DescribedEngine {
     /**
      * Builds the engine.
      *
-     * @throws IllegalStateException if the name, base URI or model is missing
+     * @throws IllegalStateException if the name, base URI or model is missing, or trusted CA
+     *     certificates were given for a base URI that is not https
      */
     public UpstreamEngine build() {
       if (!named() || baseUri == null || model == null) {
         throw new IllegalStateException("an upstream engine needs a name, a base URI and a model");
+      }
+      if (trustedCas != null && !"https".equals(baseUri.getScheme())) {
+        throw new IllegalStateException(
+            "trusted CA certificates were given for an upstream whose base URI is not https: no"
+                + " certificate is checked there");
       }
       return new UpstreamEngine(this);
     }

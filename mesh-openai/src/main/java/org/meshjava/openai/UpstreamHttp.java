@@ -7,6 +7,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -25,6 +26,7 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.jspecify.annotations.Nullable;
@@ -32,9 +34,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * How {@link UpstreamEngine} posts to an {@code https} upstream, and streams from any upstream:
  * Jetty's HTTP client, HTTP/1.1 over pooled keep-alive connections, one client for every upstream
- * engine in the JVM (its pool is per destination). A whole reply from a plain {@code http} upstream
- * is read by {@link KeepAliveHttp} instead, on the serving thread. The client's threads are
- * daemons, so it never holds a JVM open, and it is never stopped.
+ * engine in the JVM that trusts the JVM's trust store (its pool is per destination), and one more
+ * for each distinct set of CA certificates an upstream was told to trust in its place. A whole
+ * reply from a plain {@code http} upstream is read by {@link KeepAliveHttp} instead, on the serving
+ * thread. The client's threads are daemons, so it never holds a JVM open, and it is never stopped.
  *
  * <p>Why not the JDK's {@code java.net.http} client, which this replaced: on the proxied serve path
  * its asynchronous machinery (a selector thread, a worker pool and a chain of futures per exchange)
@@ -64,51 +67,74 @@ final class UpstreamHttp {
    */
   record Streamed(int status, String contentType, InputStream body, ContentDeadline deadline) {}
 
-  /** The client, started on first use. */
+  /** The client of every upstream that trusts the JVM's trust store, started on first use. */
   private static final class Shared {
-    static final HttpClient CLIENT = start();
+    static final HttpClient CLIENT = start(null);
+  }
 
-    private static HttpClient start() {
-      QueuedThreadPool threads = new QueuedThreadPool(64, 2);
-      threads.setName("mesh-upstream");
-      threads.setDaemon(true);
-      HttpClient client = new HttpClient();
-      client.setExecutor(threads);
-      client.setScheduler(new ScheduledExecutorScheduler("mesh-upstream-scheduler", true));
-      client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
-      client.setIdleTimeout(IDLE.toMillis());
-      // OpenAI-compatible servers answer where they are asked; a redirect is an error.
-      client.setFollowRedirects(false);
-      // No User-Agent, as KeepAliveHttp sends none: Jetty's default names its version, which this
-      // server does not tell its own clients either (OpenAiServer sends no Server header).
-      client.setUserAgentField(null);
-      try {
-        client.start();
-      } catch (Exception e) {
-        throw new IllegalStateException("the upstream HTTP client did not start", e);
-      }
-      // Each request asks for identity (request()), so no reply is decoded: one in a coding fails
-      // (coded) rather than being read as a coding Jetty knows or as raw bytes where it knows none.
-      client.getContentDecoderFactories().clear();
-      // Jetty skips 102 and 103 without a count and takes any other interim head (an unasked 100
-      // Continue, a 1xx it has no handler for) as the reply itself; one handler skips them all.
-      // Jetty's 100 Continue handler goes too: it takes the first 100 of an exchange whether asked
-      // for or not (no request here sends Expect), which the count would then miss.
-      client.getProtocolHandlers().remove(ContinueProtocolHandler.NAME);
-      client.getProtocolHandlers().remove(ProcessingProtocolHandler.NAME);
-      client.getProtocolHandlers().remove(EarlyHintsProtocolHandler.NAME);
-      client.getProtocolHandlers().put(new InterimHeads());
-      return client;
+  /**
+   * The clients of upstreams given their own CAs, one per distinct set, started on first use and
+   * kept for the process as the shared one is: an operator names a few such files, not many.
+   */
+  private static final ConcurrentHashMap<TrustedCas, HttpClient> TRUSTING =
+      new ConcurrentHashMap<>();
+
+  /**
+   * The client for an upstream that trusts {@code cas}, or the JVM's trust store where it is null.
+   */
+  static HttpClient client(@Nullable TrustedCas cas) {
+    return cas == null ? Shared.CLIENT : TRUSTING.computeIfAbsent(cas, UpstreamHttp::start);
+  }
+
+  private static HttpClient start(@Nullable TrustedCas cas) {
+    QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+    threads.setName("mesh-upstream");
+    threads.setDaemon(true);
+    HttpClient client = new HttpClient();
+    if (cas != null) {
+      // Host names are still checked (Jetty's client identifies the endpoint as HTTPS does):
+      // the CA replaces the trust store, not the check that the certificate names the host.
+      SslContextFactory.Client tls = new SslContextFactory.Client();
+      tls.setTrustStore(cas.keyStore());
+      client.setSslContextFactory(tls);
     }
+    client.setExecutor(threads);
+    client.setScheduler(new ScheduledExecutorScheduler("mesh-upstream-scheduler", true));
+    client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
+    client.setIdleTimeout(IDLE.toMillis());
+    // OpenAI-compatible servers answer where they are asked; a redirect is an error.
+    client.setFollowRedirects(false);
+    // No User-Agent, as KeepAliveHttp sends none: Jetty's default names its version, which this
+    // server does not tell its own clients either (OpenAiServer sends no Server header).
+    client.setUserAgentField(null);
+    try {
+      client.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("the upstream HTTP client did not start", e);
+    }
+    // Each request asks for identity (request()), so no reply is decoded: one in a coding fails
+    // (coded) rather than being read as a coding Jetty knows or as raw bytes where it knows none.
+    client.getContentDecoderFactories().clear();
+    // Jetty skips 102 and 103 without a count and takes any other interim head (an unasked 100
+    // Continue, a 1xx it has no handler for) as the reply itself; one handler skips them all.
+    // Jetty's 100 Continue handler goes too: it takes the first 100 of an exchange whether asked
+    // for or not (no request here sends Expect), which the count would then miss.
+    client.getProtocolHandlers().remove(ContinueProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(ProcessingProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(EarlyHintsProtocolHandler.NAME);
+    client.getProtocolHandlers().put(new InterimHeads());
+    return client;
   }
 
   /**
    * Posts {@code json} and reads the whole reply, within {@code timeout} from the call (connecting
    * included).
    */
-  static Answer post(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
+  static Answer post(
+      HttpClient client, URI uri, byte[] json, Optional<String> bearer, Duration timeout)
       throws IOException, InterruptedException {
-    Request request = request(uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    Request request =
+        request(client, uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       ContentResponse r = new CompletableResponseListener(request, MAX_REPLY_BYTES).send().get();
       IOException unreadable = unreadable(r);
@@ -129,14 +155,15 @@ final class UpstreamHttp {
    * long generation runs as long as it produces, while an upstream trickling comments or bytes
    * without content fails at the timeout.
    */
-  static Streamed stream(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
+  static Streamed stream(
+      HttpClient client, URI uri, byte[] json, Optional<String> bearer, Duration timeout)
       throws IOException, InterruptedException {
     Request request =
-        request(uri, json, bearer).idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        request(client, uri, json, bearer).idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     ContentDeadline deadline =
         new ContentDeadline(
             timeout,
-            Shared.CLIENT.getScheduler(),
+            client.getScheduler(),
             f -> {
               var unused = request.abort(f);
             });
@@ -227,9 +254,9 @@ final class UpstreamHttp {
             + ", though asked for identity (no coding)");
   }
 
-  private static Request request(URI uri, byte[] json, Optional<String> bearer) {
+  private static Request request(HttpClient client, URI uri, byte[] json, Optional<String> bearer) {
     Request request =
-        Shared.CLIENT
+        client
             .newRequest(uri)
             .method(HttpMethod.POST)
             .attribute(InterimHeads.COUNT, new AtomicInteger())

@@ -229,6 +229,20 @@ final class Fixture implements AutoCloseable {
         .getBytes(StandardCharsets.US_ASCII);
   }
 
+  /**
+   * A reference engine named {@code name} (recipe {@code name-ref}) priced and graded as the
+   * fixture's "small" backend, for a test that wraps it in an engine that misbehaves.
+   */
+  static ReferenceEngine reference(String name) {
+    return ReferenceEngine.builder()
+        .name(name)
+        .recipe(Recipe.of(name + "-ref"))
+        .fidelity(Fidelity.F1)
+        .costProfile(CostProfile.perToken(40))
+        .workPerToken(1)
+        .build();
+  }
+
   static ObjectNode chat(String prompt) {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", "auto");

@@ -8,12 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.Fidelity;
 import org.meshjava.core.ForwardingEngine;
-import org.meshjava.core.Recipe;
 import org.meshjava.core.WeightsBinding;
-import org.meshjava.engine.ReferenceEngine;
 
 /**
  * A backend whose description fails (an engine whose {@code weights()} throws) failed {@code GET
@@ -24,19 +20,24 @@ class ModelListBrokenBackendTest {
   /** A backend named "broken" whose weights cannot be read. */
   private static final class Broken extends ForwardingEngine {
     Broken() {
-      super(
-          ReferenceEngine.builder()
-              .name("broken")
-              .recipe(Recipe.of("broken-ref"))
-              .fidelity(Fidelity.F1)
-              .costProfile(CostProfile.perToken(40))
-              .workPerToken(1)
-              .build());
+      super(Fixture.reference("broken"));
     }
 
     @Override
     public Optional<WeightsBinding> weights() {
       throw new IllegalStateException("the weights file is gone");
+    }
+  }
+
+  /** A backend named "unprintable" whose weights throw a throwable that cannot be printed. */
+  private static final class Unprintable extends ForwardingEngine {
+    Unprintable() {
+      super(Fixture.reference("unprintable"));
+    }
+
+    @Override
+    public Optional<WeightsBinding> weights() {
+      throw new UnprintableException();
     }
   }
 
@@ -66,6 +67,21 @@ class ModelListBrokenBackendTest {
       assertThat(log).contains("broken", "the weights file is gone");
       assertThat(f.get("/v1/models/small").status()).isEqualTo(200);
       assertThat(f.get("/v1/models/broken").status()).isEqualTo(404);
+    }
+  }
+
+  /**
+   * The backend's throw is foreign code, and so are its words: one whose {@code toString} throws,
+   * read to log why it was left out, failed the whole list 500.
+   */
+  @Test
+  void aBackendWhoseFailureCannotBePrinted_isLeftOut_theRestListed() {
+    try (Fixture f = new Fixture(null, b -> b.backend(new Unprintable()), b -> {})) {
+      AtomicReference<Fixture.Answer> list = new AtomicReference<>();
+      String log = Fixture.stderrOf(() -> list.set(f.get("/v1/models")));
+      assertThat(list.get().status()).as(list.get().body()).isEqualTo(200);
+      assertThat(ids(list.get().json())).contains("small", "large").doesNotContain("unprintable");
+      assertThat(log).contains("unprintable", UnprintableException.class.getName());
     }
   }
 }

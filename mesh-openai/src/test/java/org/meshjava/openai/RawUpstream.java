@@ -27,9 +27,15 @@ final class RawUpstream implements AutoCloseable {
   /** The head of each request read, in order, as ISO-8859-1 text with its CR LF line ends. */
   final List<String> heads = new CopyOnWriteArrayList<>();
 
-  private final ServerSocket listener = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
+  private final ServerSocket listener;
 
   RawUpstream(Reply reply) throws IOException {
+    this(new ServerSocket(0, 16, InetAddress.getLoopbackAddress()), reply);
+  }
+
+  /** An upstream on {@code listener}, which may be a TLS one ({@link #base} then says https). */
+  RawUpstream(ServerSocket listener, Reply reply) {
+    this.listener = listener;
     Thread.ofPlatform()
         .daemon()
         .start(
@@ -93,7 +99,8 @@ final class RawUpstream implements AutoCloseable {
 
   /** The upstream's OpenAI base URI. */
   URI base() {
-    return URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/v1");
+    String scheme = listener instanceof javax.net.ssl.SSLServerSocket ? "https" : "http";
+    return URI.create(scheme + "://127.0.0.1:" + listener.getLocalPort() + "/v1");
   }
 
   @Override

@@ -42,7 +42,13 @@ class RefusedBodyDrainTest {
   /** Writes the head and the whole body, as http.client does, and only then reads the answer. */
   private static RawConnection.Response writeAllThenRead(Fixture f, String head, byte[] body)
       throws IOException {
-    try (Socket s = RawConnection.socket(f.server.port(), 10_000)) {
+    return writeAllThenRead(f.server.port(), head, body);
+  }
+
+  /** {@link #writeAllThenRead(Fixture, String, byte[])} on the listener at {@code port}. */
+  private static RawConnection.Response writeAllThenRead(int port, String head, byte[] body)
+      throws IOException {
+    try (Socket s = RawConnection.socket(port, 10_000)) {
       OutputStream out = s.getOutputStream();
       out.write(head.getBytes(StandardCharsets.ISO_8859_1));
       out.write(body);
@@ -100,6 +106,32 @@ class RefusedBodyDrainTest {
       writeAllThenRead(f, RawConnection.post(CHAT, JSON), body)
           .answer()
           .error(411, "length_required");
+    }
+  }
+
+  /**
+   * The console reads no body: one sent with a request it refuses (405, every method but GET) is
+   * drained as the API listener's is, so a client that writes it whole reads the 405 rather than
+   * failing its send on a reset.
+   */
+  @Test
+  void aConsoleClientWritingItsWholeBodyBeforeReading_readsThe405() throws Exception {
+    try (Fixture f =
+        server(
+            b ->
+                b.console("127.0.0.1", 0)
+                    .refusedBodyDrainBytes(64L << 20)
+                    .refusedBodyDrainTime(Duration.ofSeconds(20)))) {
+      byte[] body = new byte[WHOLE];
+      java.util.Arrays.fill(body, (byte) ' ');
+      int console = f.server.consoleUri().orElseThrow().getPort();
+      RawConnection.Response r =
+          writeAllThenRead(
+              console,
+              RawConnection.post("/v1/mesh/status", JSON, "Content-Length: " + WHOLE),
+              body);
+      r.answer().error(405, "method_not_allowed");
+      assertThat(r.head().toLowerCase(java.util.Locale.ROOT)).contains("connection: close");
     }
   }
 

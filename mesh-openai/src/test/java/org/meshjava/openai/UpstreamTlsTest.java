@@ -3,119 +3,129 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLServerSocket;
-import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.EngineException;
-import org.meshjava.core.Fidelity;
+import org.meshjava.core.EngineResult;
 
 /**
- * An {@code https} upstream whose certificate the JVM does not trust (self-signed, made here) is
- * refused as a failed TLS handshake, whole or streamed: a typed {@link EngineException} (the
- * client's 502 {@code engine_failed}) whose words say TLS failed and never where the upstream is,
- * rather than an exchange served over a connection no one vouched for.
+ * An {@code https} upstream whose certificate the JVM does not trust (self-signed, made here once
+ * for the class) is refused as a failed TLS handshake, whole or streamed: a typed {@link
+ * EngineException} (the client's 502 {@code engine_failed}) whose words say TLS failed and never
+ * where the upstream is, rather than an exchange served over a connection no one vouched for. An
+ * upstream told to trust that certificate as its private CA ({@link
+ * UpstreamEngine.Builder#trustedCertificates}) is served by the same server; a CA file that cannot
+ * be used is refused when the engine is built, with a typed reason.
  */
 class UpstreamTlsTest {
-  @TempDir Path tmp;
+  private static final String USAGE = "{\"prompt_tokens\":3,\"completion_tokens\":2}";
 
-  /** A PKCS#12 key store holding a fresh self-signed certificate for 127.0.0.1, made by keytool. */
-  private Path selfSigned() throws Exception {
-    Path store = tmp.resolve("upstream.p12");
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair",
-                "-keystore",
-                store.toString(),
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                "changeit",
-                "-alias",
-                "upstream",
-                "-keyalg",
-                "EC",
-                "-dname",
-                "CN=127.0.0.1",
-                "-ext",
-                "SAN=IP:127.0.0.1",
-                "-validity",
-                "2")
-            .redirectErrorStream(true)
-            .start();
-    String said =
-        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(said).isZero();
-    return store;
+  @TempDir static Path tmp;
+  private static Path ca;
+  private static RawUpstream upstream;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path store = SelfSignedTls.generate(tmp);
+    ca = SelfSignedTls.pem(store, tmp.resolve("private-ca.pem"));
+    byte[] body = ScriptedUpstream.reply("ok", "stop", USAGE).getBytes(StandardCharsets.UTF_8);
+    byte[] head =
+        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length
+                + "\r\nConnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
+    upstream =
+        new RawUpstream(
+            SelfSignedTls.listen(store),
+            out -> {
+              out.write(head);
+              out.write(body);
+            });
   }
 
-  private static SSLServerSocket listen(Path store) throws Exception {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = java.nio.file.Files.newInputStream(store)) {
-      ks.load(in, "changeit".toCharArray());
-    }
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(ks, "changeit".toCharArray());
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
-    return (SSLServerSocket)
-        ctx.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
+  @AfterAll
+  static void stop() throws Exception {
+    upstream.close();
   }
 
   @Test
   void anUntrustedCertificate_isATypedTlsFailure_wholeOrStreamed() throws Exception {
-    try (SSLServerSocket server = listen(selfSigned())) {
-      Thread accepting =
-          Thread.ofPlatform()
-              .daemon()
-              .start(
-                  () -> {
-                    while (!server.isClosed()) {
-                      try (SSLSocket s = (SSLSocket) server.accept()) {
-                        s.setSoTimeout(5_000);
-                        s.startHandshake();
-                      } catch (java.io.IOException refused) {
-                        // The client refused the certificate: what this upstream is for.
-                      }
-                    }
-                  });
-      UpstreamEngine e =
-          UpstreamEngine.builder()
-              .name("remote-tls")
-              .baseUri(URI.create("https://127.0.0.1:" + server.getLocalPort() + "/v1"))
-              .model("upstream-model")
-              .fidelity(Fidelity.F0)
-              .costProfile(org.meshjava.core.CostProfile.perToken(1))
-              .timeout(Duration.ofSeconds(10))
-              .build();
-      ScriptedUpstream.Asked a = ScriptedUpstream.Asked.chat("Count me.", 8);
-      for (boolean stream : new boolean[] {false, true}) {
-        assertThatThrownBy(
-                () -> {
-                  if (stream) {
-                    e.serve(a.request(), a.payload(), token -> true);
-                  } else {
-                    e.serve(a.request(), a.payload());
-                  }
-                })
-            .as(stream ? "streamed" : "whole")
-            .isInstanceOf(EngineException.class)
-            .hasMessageContaining("the TLS handshake or session failed")
-            .hasMessageNotContaining("127.0.0.1");
-      }
-      server.close();
-      accepting.join(5_000);
+    UpstreamEngine e =
+        Fixture.remoteBuilder(upstream.base()).timeout(Duration.ofSeconds(10)).build();
+    ScriptedUpstream.Asked a = ScriptedUpstream.Asked.chat("Count me.", 8);
+    for (boolean stream : new boolean[] {false, true}) {
+      assertThatThrownBy(
+              () -> {
+                if (stream) {
+                  e.serve(a.request(), a.payload(), token -> true);
+                } else {
+                  e.serve(a.request(), a.payload());
+                }
+              })
+          .as(stream ? "streamed" : "whole")
+          .isInstanceOf(EngineException.class)
+          .hasMessageContaining("the TLS handshake or session failed")
+          .hasMessageNotContaining("127.0.0.1");
     }
+  }
+
+  @Test
+  void anUpstreamTrustingThePrivateCa_isServed_byTheServerTheDefaultStoreRefuses()
+      throws Exception {
+    UpstreamEngine trusting =
+        Fixture.remoteBuilder(upstream.base())
+            .timeout(Duration.ofSeconds(10))
+            .trustedCertificates(ca)
+            .build();
+    UpstreamEngine plain =
+        Fixture.remoteBuilder(upstream.base()).timeout(Duration.ofSeconds(10)).build();
+    ScriptedUpstream.Asked a = ScriptedUpstream.Asked.chat("Count me.", 8);
+    EngineResult served = trusting.serve(a.request(), a.payload());
+    assertThat(served.outcome().tokensOut()).isEqualTo(2);
+    assertThatThrownBy(() -> plain.serve(a.request(), a.payload()))
+        .isInstanceOf(EngineException.class)
+        .hasMessageContaining("the TLS handshake or session failed");
+  }
+
+  @Test
+  void aCaFileThatCannotBeUsed_isRefusedAtBuild_withItsReason() throws Exception {
+    Path empty = Files.writeString(tmp.resolve("empty.pem"), " \n");
+    Path text = Files.writeString(tmp.resolve("text.pem"), "not a certificate\n");
+    Path broken =
+        Files.writeString(
+            tmp.resolve("broken.pem"),
+            "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    Path folder = Files.createDirectory(tmp.resolve("folder.pem"));
+    assertRefused(tmp.resolve("absent.pem"), PrivateCaException.Reason.MISSING);
+    assertRefused(folder, PrivateCaException.Reason.UNREADABLE);
+    assertRefused(empty, PrivateCaException.Reason.EMPTY);
+    assertRefused(text, PrivateCaException.Reason.NOT_PEM_CERTIFICATES);
+    assertRefused(broken, PrivateCaException.Reason.NOT_PEM_CERTIFICATES);
+    // A CA for an upstream reached over plain http checks nothing: refused, not ignored.
+    assertThatThrownBy(
+            () ->
+                Fixture.remoteBuilder(java.net.URI.create("http://127.0.0.1:1/v1"))
+                    .trustedCertificates(ca)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not https");
+  }
+
+  private static void assertRefused(Path file, PrivateCaException.Reason reason) {
+    assertThatThrownBy(() -> Fixture.remoteBuilder(upstream.base()).trustedCertificates(file))
+        .as(file.getFileName().toString())
+        .isInstanceOfSatisfying(
+            PrivateCaException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(reason);
+              assertThat(e.file()).isEqualTo(file);
+              assertThat(e.getMessage()).contains(file.toString(), "PEM");
+            });
   }
 }
