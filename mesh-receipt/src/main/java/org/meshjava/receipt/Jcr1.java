@@ -39,7 +39,12 @@ public final class Jcr1 {
 
   private Jcr1() {}
 
-  /** Returns the serialized protected header for a steward: {@code {1: -8, 4: kid}}. */
+  /**
+   * Returns the serialized protected header for a steward: {@code {1: -8, 4: kid}}.
+   *
+   * @param steward the sealing steward, whose {@code did:key} text is the kid
+   * @return the header's canonical CBOR bytes
+   */
   public static byte[] protectedHeader(DidKey steward) {
     return CborMap.builder()
         .put(HEADER_ALG, CborInt.of(ALG_EDDSA))
@@ -51,6 +56,9 @@ public final class Jcr1 {
   /**
    * Seals {@code receipt} with {@code key}.
    *
+   * @param receipt the receipt, whose {@code steward} must be the key's identity
+   * @param key the steward's signing key
+   * @return the receipt with its envelope
    * @throws IllegalArgumentException if the receipt's steward is not the key's identity
    */
   public static SealedReceipt seal(MeshReceipt receipt, SigningKey key) {
@@ -68,14 +76,22 @@ public final class Jcr1 {
     private final DidKey steward;
     private final byte[] protectedHeader;
 
-    /** Creates a sealer for {@code key}. */
+    /**
+     * Creates a sealer for {@code key}.
+     *
+     * @param key the steward's signing key
+     */
     public Sealer(SigningKey key) {
       this.key = key;
       this.steward = DidKey.of(key.verificationKey());
       this.protectedHeader = protectedHeader(steward);
     }
 
-    /** The sealing identity. */
+    /**
+     * The sealing identity.
+     *
+     * @return the {@code did:key} of this sealer's key
+     */
     public DidKey steward() {
       return steward;
     }
@@ -83,6 +99,8 @@ public final class Jcr1 {
     /**
      * Seals {@code receipt}.
      *
+     * @param receipt the receipt, whose {@code steward} must be this sealer's identity
+     * @return the receipt with its envelope
      * @throws IllegalArgumentException if the receipt's steward is not this sealer's identity
      */
     public SealedReceipt seal(MeshReceipt receipt) {
@@ -102,7 +120,16 @@ public final class Jcr1 {
   /**
    * Verifies an envelope and returns the receipt it seals.
    *
-   * @throws ReceiptException naming the first rule the envelope breaks
+   * <p>An envelope names its own signer: a receipt that opens was sealed by the key its kid names,
+   * whoever that is. To trust it as a given steward's, compare {@code
+   * open(envelope).receipt().steward()} with that steward's {@code did:key} (from {@code
+   * /v1/mesh/steward}, or {@code Steward.identity()}).
+   *
+   * @param envelope the COSE_Sign1 envelope
+   * @return the receipt with the envelope and the signed core as they were verified
+   * @throws ReceiptException naming the first rule the envelope breaks ({@link
+   *     ReceiptException#reason()})
+   * @throws NullPointerException if {@code envelope} is null
    */
   public static SealedReceipt open(Envelope envelope) throws ReceiptException {
     CoseSign1 cose = CoseSign1.decode(envelope.bytes());
@@ -119,7 +146,14 @@ public final class Jcr1 {
     return new SealedReceipt(receipt, envelope, (CborMap) payload);
   }
 
-  /** Verifies envelope bytes; see {@link #open(Envelope)}. */
+  /**
+   * Verifies envelope bytes; see {@link #open(Envelope)}, including what it does not check.
+   *
+   * @param envelope the envelope's bytes, copied
+   * @return the receipt with the envelope and the signed core as they were verified
+   * @throws ReceiptException naming the first rule the envelope breaks
+   * @throws NullPointerException if {@code envelope} is null
+   */
   public static SealedReceipt open(byte[] envelope) throws ReceiptException {
     return open(Envelope.of(envelope));
   }

@@ -68,7 +68,14 @@ public record MeshReceipt(
   /** The profile string every receipt carries under {@code mesh_receipt}. */
   public static final String PROFILE = "mesh/1";
 
-  /** Validates every field and coupling. */
+  /**
+   * Validates every field and coupling.
+   *
+   * @throws NullPointerException if a component is null (absent optional parts are {@link
+   *     Optional#empty()})
+   * @throws IllegalArgumentException if a name is empty or more than one line, or {@code
+   *     fidelityMet} contradicts the reported delivered level
+   */
   public MeshReceipt {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(grant, "grant");
@@ -96,41 +103,69 @@ public record MeshReceipt(
     // decode and verify.
   }
 
-  /** The leaf grant debited ({@code grant_id}), when the serve rode on a grant. */
+  /**
+   * The leaf grant debited ({@code grant_id}), when the serve rode on a grant.
+   *
+   * @return the grant's content id, or empty for an ungranted serve
+   */
   public Optional<ContentId> grantId() {
     return grant.map(GrantDebit::grantId);
   }
 
-  /** How the debit broke the grant ({@code grant_breach}), if it did (§2). */
+  /**
+   * How the debit broke the grant ({@code grant_breach}), if it did (§2).
+   *
+   * @return the breach, or empty when the debit kept within the grant
+   */
   public Optional<DenialLabel> grantBreach() {
     return grant.flatMap(GrantDebit::breach);
   }
 
-  /** What a typed decision answered (§3.6); absent for a generation. */
+  /**
+   * What a typed decision answered (§3.6); absent for a generation.
+   *
+   * @return the decision's shape, or empty for a generation
+   */
   public Optional<DecisionShape> decision() {
     return output instanceof ReceiptOutput.Decision(DecisionShape shape, _)
         ? Optional.of(shape)
         : Optional.empty();
   }
 
-  /** The commitment to a generation's output (§6.4); absent for a decision, and when none made. */
+  /**
+   * The commitment to a generation's output (§6.4); absent for a decision, and when none made.
+   *
+   * @return the commitment, or empty
+   */
   public Optional<ContentId> outputCommitment() {
     return output instanceof ReceiptOutput.Generation(Optional<ContentId> commitment)
         ? commitment
         : Optional.empty();
   }
 
-  /** Position in the steward's chain, from 0 (§6.3). */
+  /**
+   * Position in the steward's chain, from 0 (§6.3).
+   *
+   * @return the sequence number
+   */
   public long sequence() {
     return position.sequence();
   }
 
-  /** Content id of the previous envelope; absent exactly at sequence 0 (§6.3). */
+  /**
+   * Content id of the previous envelope; absent exactly at sequence 0 (§6.3).
+   *
+   * @return the previous envelope's content id, or empty at sequence 0
+   */
   public Optional<ContentId> prev() {
     return position.prev();
   }
 
-  /** Whether this receipt is for a typed decision. */
+  /**
+   * Whether this receipt is for a typed decision.
+   *
+   * @return whether {@link #decision()} is present
+   */
   public boolean isDecision() {
     return output instanceof ReceiptOutput.Decision;
   }
@@ -138,6 +173,8 @@ public record MeshReceipt(
   /**
    * The wedge metric of a generation (§6.2): µJ per accepted token, floor division. Absent for a
    * decision and when no token was accepted.
+   *
+   * @return µJ per accepted token, or empty
    */
   public OptionalLong ujPerAcceptedToken() {
     if (isDecision() || counters.tokensAccepted() == 0) {
@@ -146,7 +183,11 @@ public record MeshReceipt(
     return OptionalLong.of(energy.uj() / counters.tokensAccepted());
   }
 
-  /** The wedge metric of a decision (§3.6): µJ per answered question. */
+  /**
+   * The wedge metric of a decision (§3.6): µJ per answered question.
+   *
+   * @return µJ per answered question, or empty for a generation
+   */
   public OptionalLong ujPerDecision() {
     return output instanceof ReceiptOutput.Decision(DecisionShape shape, _)
         ? OptionalLong.of(energy.uj() / shape.questions())
@@ -156,6 +197,8 @@ public record MeshReceipt(
   /**
    * µJ per scored option of a decision (§3.6); absent for a generation, and for a decision whose
    * receipt was sealed without it (a SHOULD of §3.6, which mesh-java always meets when it seals).
+   *
+   * @return µJ per scored option, or empty
    */
   public OptionalLong ujPerOptionScored() {
     return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean perOption)
@@ -193,6 +236,8 @@ public record MeshReceipt(
   /**
    * Returns this receipt's signed core in canonical CBOR (§6.1): the bytes JCR-1 signs, which are
    * the payload of the receipt's envelope.
+   *
+   * @return a fresh array of the signed core's bytes
    */
   public byte[] encodeSignedCore() {
     return SignedCoreBytes.of(this);
@@ -213,12 +258,20 @@ public record MeshReceipt(
     return SignedCore.decode(core);
   }
 
-  /** Returns a builder pre-filled with this receipt's fields. */
+  /**
+   * Returns a builder pre-filled with this receipt's fields.
+   *
+   * @return a new builder holding this receipt's fields
+   */
   public Builder toBuilder() {
     return new Builder(this);
   }
 
-  /** Returns an empty builder. */
+  /**
+   * Returns an empty builder.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -284,67 +337,122 @@ public record MeshReceipt(
       steward = r.steward;
     }
 
-    /** Sets {@code request_id}. */
+    /**
+     * Sets {@code request_id}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder requestId(ContentId v) {
       requestId = v;
       return this;
     }
 
-    /** Sets {@code grant_id}. */
+    /**
+     * Sets {@code grant_id}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder grantId(Optional<ContentId> v) {
       grantId = v;
       return this;
     }
 
-    /** Sets {@code backend}. */
+    /**
+     * Sets {@code backend}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder backend(String v) {
       backend = v;
       return this;
     }
 
-    /** Sets {@code recipe}. */
+    /**
+     * Sets {@code recipe}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder recipe(String v) {
       recipe = v;
       return this;
     }
 
-    /** Sets {@code weights_digest} and {@code precision} together. */
+    /**
+     * Sets {@code weights_digest} and {@code precision} together.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder weights(Optional<WeightsBinding> v) {
       weights = v;
       return this;
     }
 
-    /** Sets {@code route}. */
+    /**
+     * Sets {@code route}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder route(String v) {
       route = v;
       return this;
     }
 
-    /** Sets the six outcome counters, as the engine reported them. */
+    /**
+     * Sets the six outcome counters, as the engine reported them.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder counters(OutcomeCounters v) {
       counters = Objects.requireNonNull(v, "counters");
       return this;
     }
 
-    /** Sets {@code fidelity_floor}. */
+    /**
+     * Sets {@code fidelity_floor}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder fidelityFloor(Fidelity v) {
       fidelityFloor = v;
       return this;
     }
 
-    /** Sets {@code fidelity_advertised} and {@code fidelity_delivered} together. */
+    /**
+     * Sets {@code fidelity_advertised} and {@code fidelity_delivered} together.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder fidelityReport(Optional<FidelityReport> v) {
       fidelityReport = v;
       return this;
     }
 
-    /** Sets {@code fidelity_met}. */
+    /**
+     * Sets {@code fidelity_met}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder fidelityMet(boolean v) {
       fidelityMet = v;
       return this;
     }
 
-    /** Sets the energy figure. */
+    /**
+     * Sets the energy figure.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder energy(Energy v) {
       energy = v;
       return this;
@@ -354,44 +462,78 @@ public record MeshReceipt(
      * Sets whether a decision's receipt carries {@code uj_per_option_scored} (default: it does).
      * Only a receipt decoded from a core sealed without it clears this; it has no effect on a
      * generation.
+     *
+     * @param v whether the figure is carried
+     * @return this builder
      */
     public Builder perOptionFigure(boolean v) {
       perOptionFigure = v;
       return this;
     }
 
-    /** Sets the decision fields. */
+    /**
+     * Sets the decision fields.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder decision(Optional<DecisionShape> v) {
       decision = v;
       return this;
     }
 
-    /** Sets {@code grant_breach}; it needs a {@link #grantId}. */
+    /**
+     * Sets {@code grant_breach}; it needs a {@link #grantId}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder grantBreach(Optional<DenialLabel> v) {
       grantBreach = v;
       return this;
     }
 
-    /** Sets {@code output_commitment}. */
+    /**
+     * Sets {@code output_commitment}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder outputCommitment(Optional<ContentId> v) {
       outputCommitment = v;
       return this;
     }
 
-    /** Sets {@code sequence} and {@code prev}. */
+    /**
+     * Sets {@code sequence} and {@code prev}.
+     *
+     * @param sequence the position in the chain, from 0
+     * @param prev the previous envelope's content id; empty exactly at sequence 0
+     * @return this builder
+     */
     public Builder chain(long sequence, Optional<ContentId> prev) {
       this.sequence = sequence;
       this.prev = prev;
       return this;
     }
 
-    /** Sets {@code nonce}. */
+    /**
+     * Sets {@code nonce}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder nonce(Nonce v) {
       nonce = v;
       return this;
     }
 
-    /** Sets {@code steward}. */
+    /**
+     * Sets {@code steward}.
+     *
+     * @param v the value
+     * @return this builder
+     */
     public Builder steward(DidKey v) {
       steward = v;
       return this;
@@ -400,8 +542,9 @@ public record MeshReceipt(
     /**
      * Builds the receipt.
      *
-     * @throws IllegalArgumentException or NullPointerException if a field is missing or a rule is
-     *     broken
+     * @return the receipt, every coupling checked
+     * @throws NullPointerException if a required field was never set
+     * @throws IllegalArgumentException if a field or a coupling breaks a rule of §6.1
      */
     public MeshReceipt build() {
       Objects.requireNonNull(grantId, "grantId");

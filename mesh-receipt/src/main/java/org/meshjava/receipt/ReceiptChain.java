@@ -8,6 +8,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Verifies a run of envelopes as one receipt chain (§6.3) and names the first broken link. The
  * static methods are stateless and thread-safe; a {@link Verifier} is not.
+ *
+ * <p>Every envelope must open ({@link Jcr1#open(Envelope)}), be sealed by the same steward as the
+ * first, and follow the one before in sequence and {@code prev}. Which steward that is, the chain
+ * does not say: compare the first receipt's {@code steward()} with the {@code did:key} you trust.
  */
 public final class ReceiptChain {
   private ReceiptChain() {}
@@ -15,6 +19,7 @@ public final class ReceiptChain {
   /**
    * Verifies a whole chain from genesis: the first receipt is sequence 0.
    *
+   * @param envelopes the chain's envelopes in order; an empty list verifies as an empty chain
    * @return the verified receipts in order
    * @throws ReceiptException with the index of the first envelope that fails to open or link
    */
@@ -26,6 +31,7 @@ public final class ReceiptChain {
   /**
    * Verifies a contiguous segment of a chain that may start anywhere.
    *
+   * @param envelopes the segment's envelopes in order
    * @return the verified receipts in order
    * @throws ReceiptException with the index of the first envelope that fails to open or link
    */
@@ -59,12 +65,20 @@ public final class ReceiptChain {
       this.fromGenesis = fromGenesis;
     }
 
-    /** A verifier of a whole chain: its first receipt is sequence 0. */
+    /**
+     * A verifier of a whole chain: its first receipt is sequence 0.
+     *
+     * @return a new verifier, holding no receipt yet
+     */
     public static Verifier fromGenesis() {
       return new Verifier(true);
     }
 
-    /** A verifier of a contiguous segment that may start anywhere. */
+    /**
+     * A verifier of a contiguous segment that may start anywhere.
+     *
+     * @return a new verifier, holding no receipt yet
+     */
     public static Verifier segment() {
       return new Verifier(false);
     }
@@ -72,6 +86,7 @@ public final class ReceiptChain {
     /**
      * Opens {@code envelope} and checks that it links to the one before.
      *
+     * @param envelope the next envelope of the chain
      * @return the verified receipt
      * @throws ReceiptException with the envelope's index (from 0) if it fails to open or link; the
      *     verifier then stays where it was
@@ -115,17 +130,29 @@ public final class ReceiptChain {
       return current;
     }
 
-    /** How many envelopes were verified. */
+    /**
+     * How many envelopes were verified.
+     *
+     * @return the count of envelopes accepted so far
+     */
     public int count() {
       return count;
     }
 
-    /** The first receipt verified, if any. */
+    /**
+     * The first receipt verified, if any.
+     *
+     * @return the first receipt accepted, or empty before any
+     */
     public Optional<SealedReceipt> first() {
       return Optional.ofNullable(first);
     }
 
-    /** The last receipt verified, if any. */
+    /**
+     * The last receipt verified, if any.
+     *
+     * @return the last receipt accepted, or empty before any
+     */
     public Optional<SealedReceipt> last() {
       return Optional.ofNullable(previous);
     }

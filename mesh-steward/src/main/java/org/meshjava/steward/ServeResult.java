@@ -45,7 +45,11 @@ public record ServeResult(
     TokenAccounting accounting,
     Optional<String> text) {
 
-  /** Validates the record. */
+  /**
+   * Validates the record.
+   *
+   * @throws NullPointerException if a component is null; absent parts are empty, never null
+   */
   public ServeResult {
     Objects.requireNonNull(tokens, "tokens");
     Objects.requireNonNull(outcome, "outcome");
@@ -57,12 +61,20 @@ public record ServeResult(
     Objects.requireNonNull(text, "text");
   }
 
-  /** The receipt. */
+  /**
+   * The receipt.
+   *
+   * @return the sealed receipt, as {@code sealed().receipt()}
+   */
   public MeshReceipt receipt() {
     return sealed.receipt();
   }
 
-  /** The receipt's envelope. */
+  /**
+   * The receipt's envelope.
+   *
+   * @return the signed JCR-1 envelope, as {@code sealed().envelope()}
+   */
   public Envelope envelope() {
     return sealed.envelope();
   }

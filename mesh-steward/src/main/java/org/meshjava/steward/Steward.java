@@ -237,6 +237,10 @@ public final class Steward implements AutoCloseable {
    * honours grants only over a {@linkplain Journal#durable() durable} journal, and starts its
    * receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
    * §6.3). The builder builds once: the steward owns the journal it was given.
+   *
+   * @param key the steward's sealing key; its {@code did:key} is the steward's identity
+   * @return a builder with no backend, an in-memory journal and a discovered meter, until told
+   *     otherwise
    */
   public static Builder builder(SigningKey key) {
     return new Builder(key, false);
@@ -249,6 +253,9 @@ public final class Steward implements AutoCloseable {
    * honours grants over an in-memory journal and starts its chain at 0: the zero-configuration
    * steward. {@link Builder#identity()} names it before it is built, so grants can be issued to it;
    * the builder builds once.
+   *
+   * @return a builder with no backend, an in-memory journal and a discovered meter, until told
+   *     otherwise
    */
   public static Builder ephemeral() {
     return new Builder(SigningKey.generate(), true);
@@ -383,8 +390,10 @@ public final class Steward implements AutoCloseable {
    * @param request the request; its {@code prompt_hash} must address {@code prompt} ({@link
    *     ServeRequest#generation(PromptText, org.meshjava.core.ServeBounds)} makes one)
    * @param prompt the prompt text; never enters the receipt
+   * @return the serve's tokens, text, route and sealed receipt; never null
    * @throws ServeException {@link ServeException.Reason#PROMPT_MISMATCH} if the request does not
    *     address the text, and as {@link #serve(ServeRequest, TokenSequence)} otherwise
+   * @throws NullPointerException if an argument is null
    */
   public ServeResult serve(ServeRequest request, PromptText prompt) throws ServeException {
     return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.empty());
@@ -392,6 +401,14 @@ public final class Steward implements AutoCloseable {
 
   /**
    * Serves a generation on prompt text on a grant; see the two-argument form and the grant form.
+   *
+   * @param request the request; its {@code prompt_hash} must address {@code prompt}
+   * @param prompt the prompt text; never enters the receipt
+   * @param presentation the grant, presented by its issuer for this request (§2.1)
+   * @return the serve's tokens, text, route and sealed receipt; never null
+   * @throws ServeException as {@link #serve(ServeRequest, PromptText)} and {@link
+   *     #serve(ServeRequest, TokenSequence, Presentation)}: its subclasses tell the grant refusals
+   *     apart
    */
   public ServeResult serve(ServeRequest request, PromptText prompt, Presentation presentation)
       throws ServeException {
@@ -1540,6 +1557,7 @@ public final class Steward implements AutoCloseable {
      *     wants to handle them opens its journal itself and catches them there.
      * @throws UnknownChainHeadException if the identity outlives the process, its journal records
      *     no receipt, and no {@link #chainHead} was given
+     * @return the steward, which the caller closes
      */
     public Steward build() {
       if (built) {
