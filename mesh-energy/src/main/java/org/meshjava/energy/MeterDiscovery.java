@@ -57,7 +57,11 @@ public record MeterDiscovery(
    */
   public static MeterDiscovery discover(DiscoveryOptions options) {
     return discover(
-        options, ProbeClock.SYSTEM, null, SysfsReader.FILES, System.getProperty("os.name", ""));
+        options,
+        ProbeClock.SYSTEM,
+        null,
+        ErrnoSysfsReader.orFiles(),
+        System.getProperty("os.name", ""));
   }
 
   /**

@@ -22,7 +22,8 @@ import java.nio.file.Path;
  * then the only source: for ELOOP the JDK appends words of its own to the system's, which stay
  * English whatever the locale; for the others the reason is the C library's {@code strerror} alone,
  * so under a locale that translates it they fall to {@link #OTHER}, which still keeps the access
- * advice away.
+ * advice away. Where the file was opened through FFM ({@link ErrnoSysfsReader}), the failure
+ * carries its {@code errno} ({@link SysfsErrnoException}) and is told by that number alone.
  */
 enum SysfsOpenFailure {
   /**
@@ -124,6 +125,9 @@ enum SysfsOpenFailure {
     if (e instanceof FileSystemLoopException) {
       return LINK_LOOP;
     }
+    if (e instanceof SysfsErrnoException exact) {
+      return ofErrno(exact.errno());
+    }
     String reason = e.getReason();
     if (reason == null) {
       return OTHER;
@@ -135,6 +139,19 @@ enum SysfsOpenFailure {
       case NOT_A_DIRECTORY_REASON -> NOT_A_FOLDER;
       case NOT_PERMITTED_REASON -> NOT_PERMITTED;
       case NO_DEVICE_REASON, NO_DEVICE_OR_ADDRESS_REASON -> GONE;
+      default -> OTHER;
+    };
+  }
+
+  /** What an open that failed with {@code errno} (read exactly, not as words) says happened. */
+  private static SysfsOpenFailure ofErrno(int errno) {
+    return switch (errno) {
+      case ErrnoSysfsReader.EACCES -> DENIED;
+      case ErrnoSysfsReader.ENOENT -> MISSING;
+      case ErrnoSysfsReader.EPERM -> NOT_PERMITTED;
+      case ErrnoSysfsReader.ELOOP -> LINK_LOOP;
+      case ErrnoSysfsReader.ENOTDIR -> NOT_A_FOLDER;
+      case ErrnoSysfsReader.ENODEV, ErrnoSysfsReader.ENXIO -> GONE;
       default -> OTHER;
     };
   }
