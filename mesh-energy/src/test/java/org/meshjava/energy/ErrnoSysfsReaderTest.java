@@ -2,7 +2,8 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -34,7 +35,7 @@ class ErrnoSysfsReaderTest {
   }
 
   private static ErrnoSysfsReader reader() {
-    assumeThat(bound).as("the FFM reader binds on this platform").isPresent();
+    assumeTrue(bound.isPresent(), "the FFM reader binds on this platform");
     return bound.orElseThrow();
   }
 
@@ -101,7 +102,7 @@ class ErrnoSysfsReaderTest {
   void aFileOfModeZero_isDenied_whereTheBuildIsNotRoot() throws IOException {
     Path closed = Files.writeString(tree.resolve("closed_energy_uj"), "1\n");
     Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
-    assumeThat(Files.isReadable(closed)).as("not root, for whom mode 000 still reads").isFalse();
+    assumeFalse(Files.isReadable(closed), "not root, for whom mode 000 still reads");
 
     assertThatThrownBy(() -> reader().read(closed)).isInstanceOf(AccessDeniedException.class);
   }
