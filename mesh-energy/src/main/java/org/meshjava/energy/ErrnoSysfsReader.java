@@ -128,7 +128,8 @@ final class ErrnoSysfsReader implements SysfsReader {
     }
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment state = arena.allocate(CAPTURED);
-      MemorySegment path = arena.allocateFrom(file.toString());
+      // Absolute, as NIO resolves a relative path against user.dir, which need not be the cwd.
+      MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString());
       int fd;
       do {
         fd = (int) open.invokeExact(state, path, O_RDONLY | O_CLOEXEC);
