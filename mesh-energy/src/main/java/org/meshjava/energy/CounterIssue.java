@@ -8,12 +8,14 @@ public enum CounterIssue {
   /**
    * The counter does not exist here: no powercap tree, a zone without {@code energy_uj} (or its
    * {@code name} or {@code max_energy_range_uj}), a path that reaches no file (a symbolic link
-   * loop, a file where a folder should be), no GPU, no such channel.
+   * loop, a file where a folder should be), a device gone (an open answered ENODEV or ENXIO), no
+   * GPU, no such channel.
    */
   NOT_PRESENT,
   /**
    * The counter exists but this process may not read it (RAPL {@code energy_uj} is root-only on
-   * most distributions since 2020; a security policy may refuse it too, which the detail says).
+   * most distributions since 2020; SELinux, AppArmor or a seccomp filter may refuse it too, which
+   * the detail says).
    */
   UNREADABLE,
   /** The native library could not be loaded from the configured path. */

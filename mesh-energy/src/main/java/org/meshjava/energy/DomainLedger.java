@@ -1180,9 +1180,7 @@ final class DomainLedger implements LivenessProbe.Target {
       // A query of the board (NVML's power limit) that can hang as a read can: said as one.
       holderInChannel = READING;
       try {
-        channel.recheckAtProbe();
-      } catch (RuntimeException e) {
-        debugOf("energy counter {} could not recheck its set-up", e);
+        told(LOG::debug, "energy counter {} could not recheck its set-up", channel::recheckAtProbe);
       } finally {
         holderInChannel = null;
       }
@@ -1306,11 +1304,10 @@ final class DomainLedger implements LivenessProbe.Target {
    * Tells the channel a probe began or ended; a channel that throws cannot stop the probe's books.
    */
   private void tellProbing(boolean running) {
-    try {
-      channel.probing(running);
-    } catch (RuntimeException e) {
-      debugOf("energy counter {} could not be told of its probe", e);
-    }
+    told(
+        LOG::debug,
+        "energy counter {} could not be told of its probe",
+        () -> channel.probing(running));
   }
 
   /**
@@ -1423,10 +1420,7 @@ final class DomainLedger implements LivenessProbe.Target {
     released = true;
     holderInChannel = RELEASING;
     try {
-      channel.release();
-    } catch (RuntimeException | Error e) {
-      JvmFailure.passIfFailing(e);
-      warnOf("releasing energy counter {} failed", e);
+      told(LOG::warn, "releasing energy counter {} failed", channel::release);
     } finally {
       holderInChannel = null;
     }
@@ -1640,32 +1634,42 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Logs {@code message} (one {@code {}}, the counter's name) at WARN with {@code e} and its trace;
-   * where asking {@code e} for its words throws inside the logging binding (SLF4J's bindings read a
-   * logged throwable's message or {@code toString}; a channel's throwable is the channel's code),
-   * with {@link ThrowableWords#describe} instead, so the catch that logs it throws nothing of its
-   * own: only the JVM failing passes.
+   * Makes a call on the channel outside its reads that the books must outlive (a recheck at the
+   * probe's start, the channel told of its probe or of a refused total, its release): whatever the
+   * call throws, an {@link Error} included, is logged once through {@code log} ({@code message} has
+   * one {@code {}}, the counter's name) and goes no further, since the probe's reads, not these
+   * calls, judge the counter. Only the JVM failing passes ({@link JvmFailure}).
+   */
+  private void told(BiConsumer<String, Object[]> log, String message, Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      logOf(log, message, e);
+    }
+  }
+
+  /**
+   * Logs {@code message} (one {@code {}}, the counter's name) at WARN with {@code e} and its trace,
+   * as {@link ThrowableWords#log} does: where asking {@code e} for its words throws inside the
+   * logging binding (a channel's throwable is the channel's code), with its class's name instead.
    */
   private void warnOf(String message, Throwable e) {
     logOf(LOG::warn, message, e);
   }
 
-  /**
-   * Logs {@code message} at DEBUG as {@link #warnOf} does at WARN: a channel's throwable whose
-   * words throw cost the catch that logs it nothing wherever DEBUG is enabled.
-   */
+  /** Logs {@code message} at DEBUG as {@link #warnOf} does at WARN. */
   private void debugOf(String message, Throwable e) {
     logOf(LOG::debug, message, e);
   }
 
   /** {@link #warnOf} and {@link #debugOf}, {@code log} being the logger's call at their level. */
   private void logOf(BiConsumer<String, Object[]> log, String message, Throwable e) {
-    try {
-      log.accept(message, new Object[] {channel.name(), e});
-    } catch (RuntimeException | Error failed) {
-      JvmFailure.passIfFailing(failed);
-      log.accept(message + ": {}", new Object[] {channel.name(), ThrowableWords.describe(e)});
-    }
+    String name = channel.name();
+    ThrowableWords.log(
+        e,
+        traced -> log.accept(message, new Object[] {name, traced}),
+        className -> log.accept(message + ": {}", new Object[] {name, className}));
   }
 
   /**
@@ -1700,11 +1704,7 @@ final class DomainLedger implements LivenessProbe.Target {
     if (plausible) {
       return;
     }
-    try {
-      channel.refused();
-    } catch (RuntimeException e) {
-      debugOf("energy counter {} could not be told its total was refused", e);
-    }
+    told(LOG::debug, "energy counter {} could not be told its total was refused", channel::refused);
     // Refused from a kept earlier total, not the last one: judged before the books move on.
     boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;
     long was = lastTotal;

@@ -27,14 +27,23 @@ import org.slf4j.LoggerFactory;
  *
  * @param meter the meter to give the steward
  * @param counters every counter considered, with its state and any reason it is not live
+ * @param unreadableAdvice the line discovery logged at WARN on RAPL counters that exist but could
+ *     not be opened, saying what an operator can do about each; empty when none was
  */
-public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
+public record MeterDiscovery(
+    EnergyMeter meter, List<CounterStatus> counters, Optional<String> unreadableAdvice) {
   private static final Logger LOG = LoggerFactory.getLogger(MeterDiscovery.class);
 
   /** Validates and copies. */
   public MeterDiscovery {
     Objects.requireNonNull(meter, "meter");
     counters = List.copyOf(counters);
+    Objects.requireNonNull(unreadableAdvice, "unreadableAdvice");
+  }
+
+  /** A discovery that gave no advice on unreadable counters. */
+  public MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
+    this(meter, counters, Optional.empty());
   }
 
   /**
@@ -48,7 +57,11 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
    */
   public static MeterDiscovery discover(DiscoveryOptions options) {
     return discover(
-        options, ProbeClock.SYSTEM, null, SysfsReader.FILES, System.getProperty("os.name", ""));
+        options,
+        ProbeClock.SYSTEM,
+        null,
+        ErrnoSysfsReader.orFiles(),
+        System.getProperty("os.name", ""));
   }
 
   /**
@@ -82,6 +95,7 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     Objects.requireNonNull(options, "options");
     List<EnergyChannel> channels = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
+    List<PowercapRefusal> unreadable = new ArrayList<>();
     options
         .raplRoot()
         .ifPresent(
@@ -89,7 +103,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
                 guarded(
                     "rapl",
                     refused,
-                    () -> RaplDiscovery.discover(root, sysfs, clock, channels, refused)));
+                    () ->
+                        RaplDiscovery.discover(root, sysfs, clock, channels, refused, unreadable)));
     options
         .nvmlLibrary()
         .ifPresent(
@@ -111,9 +126,10 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
           s.issue().orElseThrow(),
           s.detail());
     }
-    unreadableAdvice(refused).ifPresent(LOG::warn);
+    Optional<String> advice = unreadableAdvice(unreadable);
+    advice.ifPresent(LOG::warn);
     if (channels.isEmpty()) {
-      return found(new EstimatorMeter(), refused);
+      return found(new EstimatorMeter(), refused, advice);
     }
     CounterMeter meter =
         new CounterMeter(
@@ -128,9 +144,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     List<CounterStatus> statuses = meter.probeNow();
     if (meter.liveDomains().isEmpty() && statuses.stream().noneMatch(MeterDiscovery::mayAnswer)) {
       meter.close();
-      return found(new EstimatorMeter(), statuses);
+      return found(new EstimatorMeter(), statuses, advice);
     }
-    return found(meter, statuses);
+    return found(meter, statuses, advice);
   }
 
   /**
@@ -145,9 +161,10 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   }
 
   /** The discovery's result, after logging its one {@link #summary} line. */
-  private static MeterDiscovery found(EnergyMeter meter, List<CounterStatus> statuses) {
+  private static MeterDiscovery found(
+      EnergyMeter meter, List<CounterStatus> statuses, Optional<String> advice) {
     LOG.info("{}", summary(meter, statuses));
-    return new MeterDiscovery(meter, statuses);
+    return new MeterDiscovery(meter, statuses, advice);
   }
 
   /**
@@ -215,32 +232,27 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
 
   /**
    * One line that says why counters that exist could not be read, and how an operator grants
-   * access; empty when no RAPL counter was refused as unreadable. Logged at WARN once per
-   * discovery, because without it the meter is silently an estimator on most Linux hosts.
+   * access; empty when no RAPL file or folder was refused as unreadable. Logged at WARN once per
+   * discovery, because without it the meter is silently an estimator on most Linux hosts. Each
+   * refusal is sorted by which file failed and how ({@link PowercapRefusal}), never by its status's
+   * words, which carry the powercap root's path.
    */
-  static Optional<String> unreadableAdvice(List<CounterStatus> refused) {
+  static Optional<String> unreadableAdvice(List<PowercapRefusal> unreadable) {
     List<String> zones = new ArrayList<>();
     List<String> otherFile = new ArrayList<>();
     List<String> notByPermissions = new ArrayList<>();
-    for (CounterStatus s : refused) {
-      if (s.counter().startsWith("rapl")
-          && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
+    for (PowercapRefusal r : unreadable) {
+      if (r.file() != PowercapRefusal.File.ENERGY_UJ) {
         // Only energy_uj is root-only: a zone whose range or name could not be read, or a folder
         // that could not be listed (the powercap root, a zone's), needs another remedy, and the
         // advice below would send the operator to the wrong file.
-        if (s.detail().startsWith(RaplDiscovery.CANNOT_LIST)) {
-          otherFile.add(s.counter() + " (folder listing)");
-        } else if (s.detail().contains(RaplDiscovery.MAX_ENERGY_RANGE_UJ)) {
-          otherFile.add(s.counter() + " (" + RaplDiscovery.MAX_ENERGY_RANGE_UJ + ")");
-        } else if (s.detail().startsWith(RaplDiscovery.NAME_UNREAD)) {
-          otherFile.add(s.counter() + " (name)");
-        } else if (s.detail().startsWith(SysfsOpenFailure.CANNOT_OPEN)) {
-          // energy_uj refused by something other than its permissions (a security policy's
-          // EPERM, a failure the JDK gives no type for): the udev rule below would not help.
-          notByPermissions.add(s.counter());
-        } else {
-          zones.add(s.counter());
-        }
+        otherFile.add(r.counter() + " (" + r.file().said() + ")");
+      } else if (r.accessDenied()) {
+        zones.add(r.counter());
+      } else {
+        // energy_uj refused other than with EACCES (a seccomp filter's EPERM, a failure the JDK
+        // gives no type for): the udev rule below would not help.
+        notByPermissions.add(r.counter());
       }
     }
     List<String> lines = new ArrayList<>();
@@ -252,7 +264,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
               + " only since the CVE-2020-8694 fix), so CPU figures are graded Estimator. To meter"
               + " them, grant read access: a udev rule or tmpfiles entry giving a group read on"
               + " /sys/class/powercap/intel-rapl:*/energy_uj, then run in that group (see"
-              + " mesh-energy's README, 'Non-root hosts').");
+              + " mesh-energy's README, 'Non-root hosts'). Where SELinux or AppArmor refused it"
+              + " (they refuse with the same EACCES; the audit log names the denial), their policy"
+              + " must allow the read instead.");
     }
     if (!otherFile.isEmpty()) {
       lines.add(
@@ -260,7 +274,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
               + otherFile
               + " exist but this process may not read the file named, which every user may read on"
               + " a stock kernel, so their figures are graded Estimator: check how /sys is mounted"
-              + " into this process and any security policy (SELinux, AppArmor) over it.");
+              + " into this process and any security policy over it (SELinux, AppArmor, a seccomp"
+              + " filter).");
     }
     if (!notByPermissions.isEmpty()) {
       lines.add(
@@ -268,9 +283,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
               + notByPermissions
               + " exist but their energy_uj could not be opened, and not because of its"
               + " permissions (each counter's status says why), so their figures are graded"
-              + " Estimator; granting read access will not help: check any security policy over"
-              + " /sys (a seccomp filter, SELinux, AppArmor, kernel lockdown) and how /sys is"
-              + " mounted into this process.");
+              + " Estimator; granting read access will not help: check the seccomp filter and"
+              + " privileges this process runs under, and how /sys is mounted into it.");
     }
     return lines.isEmpty() ? Optional.empty() : Optional.of(String.join(" ", lines));
   }

@@ -297,8 +297,8 @@ final class RaplChannel extends NamedChannel {
       throw new CounterException(
           CounterIssue.UNREADABLE,
           energyFile
-              + " is not readable by this process (energy_uj has been root-only since the"
-              + " 2020 fix for CVE-2020-8694)",
+              + " is not readable by this process (EACCES: energy_uj has been root-only since the"
+              + " 2020 fix for CVE-2020-8694, and SELinux or AppArmor refuse with the same code)",
           e);
     } catch (NoSuchFileException e) {
       // Not a matter of access: the zone publishes no energy counter (a kernel or driver whose

@@ -52,12 +52,29 @@ final class RaplDiscovery {
 
   private RaplDiscovery() {}
 
+  /** {@link #discover(Path, SysfsReader, ProbeClock, List, List, List)}, the refusals not kept. */
   static void discover(
       Path root,
       SysfsReader reader,
       ProbeClock clock,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
+    discover(root, reader, clock, found, rejected, new ArrayList<>());
+  }
+
+  /**
+   * Finds the zones under {@code root}: each usable one into {@code found}, each refused one into
+   * {@code rejected} with its reason, and each refused because a file or folder could not be opened
+   * ({@link CounterIssue#UNREADABLE}) also into {@code unreadable}, naming the file, for
+   * discovery's advice.
+   */
+  static void discover(
+      Path root,
+      SysfsReader reader,
+      ProbeClock clock,
+      List<EnergyChannel> found,
+      List<CounterStatus> rejected,
+      List<PowercapRefusal> unreadable) {
     if (!Files.isDirectory(root)) {
       rejected.add(
           CounterStatus.unavailable(
@@ -66,8 +83,9 @@ final class RaplDiscovery {
     }
     List<Path> zones;
     try {
-      zones = zonesUnder(root, reader, rejected);
+      zones = zonesUnder(root, reader, rejected, unreadable);
     } catch (IOException e) {
+      unreadable.add(refusal("rapl", PowercapRefusal.File.FOLDER, e));
       rejected.add(
           CounterStatus.unavailable(
               "rapl", Optional.empty(), CounterIssue.UNREADABLE, CANNOT_LIST + root + ": " + e));
@@ -96,7 +114,17 @@ final class RaplDiscovery {
     List<String> unnamed = new ArrayList<>();
     int before = rejected.size();
     for (Path zone : zones) {
-      readable(root, zone, reader, clock, retry, rejected, dieNamed, packageOfZone, unnamed)
+      readable(
+              root,
+              zone,
+              reader,
+              clock,
+              retry,
+              rejected,
+              unreadable,
+              dieNamed,
+              packageOfZone,
+              unnamed)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
@@ -137,12 +165,12 @@ final class RaplDiscovery {
    * The {@code intel-rapl:<z>} zones under {@code root} and their {@code intel-rapl:<z>:<k>}
    * sub-zones, each once, sorted by name, in either layout the kernel publishes; a zone folder that
    * cannot be listed costs only the sub-zones inside it, as {@link #zonesUnder(Path, SysfsReader,
-   * List)} says.
+   * List, List)} says.
    *
    * @throws IOException if {@code root} cannot be listed (absent, not a folder, denied)
    */
   static List<Path> zonesUnder(Path root) throws IOException {
-    return zonesUnder(root, SysfsReader.FILES, new ArrayList<>());
+    return zonesUnder(root, SysfsReader.FILES, new ArrayList<>(), new ArrayList<>());
   }
 
   /**
@@ -156,11 +184,12 @@ final class RaplDiscovery {
    * <p>A zone folder that cannot be listed loses only the sub-zones inside it, reported in {@code
    * rejected} as {@code rapl:intel-rapl:<z>:*}: the zone itself, its sub-zones listed beside it,
    * and every other zone are still found, rather than one unlistable folder costing every RAPL
-   * counter.
+   * counter; and in {@code unreadable}, as a folder that could not be opened.
    *
    * @throws IOException if {@code root} itself cannot be listed (absent, not a folder, denied)
    */
-  static List<Path> zonesUnder(Path root, SysfsReader reader, List<CounterStatus> rejected)
+  static List<Path> zonesUnder(
+      Path root, SysfsReader reader, List<CounterStatus> rejected, List<PowercapRefusal> unreadable)
       throws IOException {
     List<Path> entries = zoneEntries(root, reader);
     Map<String, Path> zones = new TreeMap<>();
@@ -185,6 +214,7 @@ final class RaplDiscovery {
       try {
         inside = zoneEntries(zone.getValue(), reader);
       } catch (IOException e) {
+        unreadable.add(refusal("rapl:" + zone.getKey() + ":*", PowercapRefusal.File.FOLDER, e));
         rejected.add(
             CounterStatus.unavailable(
                 "rapl:" + zone.getKey() + ":*",
@@ -215,6 +245,29 @@ final class RaplDiscovery {
     return "intel-rapl:" + zone.group(1);
   }
 
+  /**
+   * The refusal of {@code file} for {@code counter} that {@code e} (a listing's failure, or a
+   * {@link CounterException} built around an open's) tells of: EACCES where the JDK's type says so.
+   */
+  private static PowercapRefusal refusal(String counter, PowercapRefusal.File file, Exception e) {
+    Throwable failure = e instanceof CounterException ? e.getCause() : e;
+    return new PowercapRefusal(counter, file, failure instanceof AccessDeniedException);
+  }
+
+  /**
+   * Keeps {@code e}'s refusal of {@code file} in {@code unreadable} when it is one of an open
+   * ({@link CounterIssue#UNREADABLE}).
+   */
+  private static void noteUnreadable(
+      List<PowercapRefusal> unreadable,
+      String counter,
+      PowercapRefusal.File file,
+      CounterException e) {
+    if (e.issue() == CounterIssue.UNREADABLE) {
+      unreadable.add(refusal(counter, file, e));
+    }
+  }
+
   /** The zone's channel if it reads one of our domains and can be read. */
   private static Optional<RaplChannel> readable(
       Path root,
@@ -223,6 +276,7 @@ final class RaplDiscovery {
       ProbeClock clock,
       MomentaryRetry retry,
       List<CounterStatus> rejected,
+      List<PowercapRefusal> unreadable,
       Set<Integer> dieNamed,
       Map<String, Integer> packageOfZone,
       List<String> unnamed) {
@@ -245,6 +299,9 @@ final class RaplDiscovery {
       // file that cannot be opened calls for; a read that failed once open (EIO) or a name that
       // holds no package number is READ_FAILED, as for energy_uj itself.
       CounterIssue issue = e instanceof CounterException c ? c.issue() : CounterIssue.READ_FAILED;
+      if (e instanceof CounterException c) {
+        noteUnreadable(unreadable, counter, PowercapRefusal.File.NAME, c);
+      }
       String why = e instanceof CounterException ? e.getMessage() : e.toString();
       rejected.add(CounterStatus.unavailable(counter, Optional.empty(), issue, NAME_UNREAD + why));
       return Optional.empty();
@@ -283,6 +340,7 @@ final class RaplDiscovery {
                 + " range, so its wraps cannot be counted");
       }
     } catch (CounterException e) {
+      noteUnreadable(unreadable, counter, PowercapRefusal.File.MAX_ENERGY_RANGE_UJ, e);
       rejected.add(CounterStatus.unavailable(counter, domain, e));
       return Optional.empty();
     } catch (NumberFormatException e) {
@@ -323,6 +381,7 @@ final class RaplDiscovery {
               channel::readRaw,
               e -> e.issue() == CounterIssue.READ_FAILED && e.getCause() instanceof IOException);
     } catch (CounterException e) {
+      noteUnreadable(unreadable, counter, PowercapRefusal.File.ENERGY_UJ, e);
       rejected.add(CounterStatus.unavailable(counter, domain, e));
       return Optional.empty();
     }

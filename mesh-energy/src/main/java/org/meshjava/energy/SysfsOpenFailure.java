@@ -10,33 +10,56 @@ import java.nio.file.Path;
 /**
  * Why a powercap file could not be opened, and what its counter is then reported as (§3.3).
  * Discovery's advice on granting read access (a udev rule, energy_uj root-only since CVE-2020-8694)
- * helps only where the file's permissions refused it ({@link #DENIED}); a file that is not there, a
- * path that leads to no file and a refusal by a security policy each need another remedy, and each
- * is named as what it is. Stateless.
+ * helps only where the open was refused with EACCES ({@link #DENIED}): by the file's permissions,
+ * or by a mandatory access control policy (SELinux, AppArmor), which refuses with the same code; a
+ * file that is not there, a path that leads to no file, a device gone and an EPERM refusal each
+ * need another remedy, and each is named as what it is. Stateless.
  *
  * <p>The exception's type tells the kind where the JDK gives one ({@link AccessDeniedException} for
  * EACCES, {@link NoSuchFileException} for ENOENT, {@link NotDirectoryException} for ENOTDIR when a
  * folder is listed, {@link FileSystemLoopException} from a file tree walk). Opening a file gives a
- * plain {@link FileSystemException} for ELOOP, ENOTDIR and EPERM, whose reason is then the only
- * source: for ELOOP the JDK appends words of its own to the system's, which stay English whatever
- * the locale; for ENOTDIR and EPERM the reason is the C library's {@code strerror} alone, so under
- * a locale that translates it they fall to {@link #OTHER}, which still keeps the access advice
- * away.
+ * plain {@link FileSystemException} for ELOOP, ENOTDIR, EPERM, ENODEV and ENXIO, whose reason is
+ * then the only source: for ELOOP the JDK appends words of its own to the system's, which stay
+ * English whatever the locale; for the others the reason is the C library's {@code strerror} alone,
+ * so under a locale that translates it they fall to {@link #OTHER}, which still keeps the access
+ * advice away. Where the file was opened through FFM ({@link ErrnoSysfsReader}), the failure
+ * carries its {@code errno} ({@link SysfsErrnoException}) and is told by that number alone.
  */
 enum SysfsOpenFailure {
-  /** The file's permissions refuse this process (EACCES): the one case granting access helps. */
-  DENIED(CounterIssue.UNREADABLE, "this process may not read it"),
   /**
-   * Refused with EPERM, which file permissions never answer to an open for reading (they answer
-   * EACCES): a security policy (a seccomp filter, an LSM, kernel lockdown) refuses it.
+   * Refused with EACCES: the file's permissions (energy_uj is root-only since the CVE-2020-8694
+   * fix), or SELinux or AppArmor, whose denials answer the same code. The one case a udev rule
+   * helps, unless the policy is what refused.
+   */
+  DENIED(
+      CounterIssue.UNREADABLE,
+      "this process may not read it (EACCES): its permissions refuse it, which a udev rule or"
+          + " tmpfiles entry granting a group read fixes, or a mandatory access control policy"
+          + " (SELinux, AppArmor) does, which must then allow the read (its audit log names the"
+          + " denial)"),
+  /**
+   * Refused with EPERM, which neither file permissions nor SELinux or AppArmor answer to an open
+   * for reading (they answer EACCES): a check of this process's privilege refuses it, most often a
+   * seccomp filter such as container runtimes install, whose refusals default to EPERM.
    */
   NOT_PERMITTED(
       CounterIssue.UNREADABLE,
-      "opening it is not permitted (EPERM), which is a security policy's refusal (a seccomp"
-          + " filter, SELinux, AppArmor, kernel lockdown), not the file's permissions: granting read"
-          + " access will not help; check the policy this process runs under"),
+      "opening it is not permitted (EPERM), which is a security policy's refusal by privilege (a"
+          + " seccomp filter, as container runtimes install), not the file's permissions nor"
+          + " SELinux or AppArmor, which refuse with EACCES: granting read access will not help;"
+          + " check the seccomp profile and privileges this process runs under"),
   /** The file is not there. */
   MISSING(CounterIssue.NOT_PRESENT, "it does not exist"),
+  /**
+   * The device behind the file is gone (ENODEV, ENXIO): sysfs answers an open with ENODEV once the
+   * kernel has begun removing the file's object (kernfs deactivates it before unlinking it), as
+   * when a driver is unbound or a zone unregistered; ENXIO says likewise that no device answers.
+   * The counter is not there any more, not refused.
+   */
+  GONE(
+      CounterIssue.NOT_PRESENT,
+      "the device behind it is gone (ENODEV or ENXIO): its zone is being removed, or its driver"
+          + " was unbound, so no counter is there; no access can help"),
   /** A symbolic link on the path leads back to itself: the path names no file at all. */
   LINK_LOOP(
       CounterIssue.NOT_PRESENT,
@@ -50,8 +73,8 @@ enum SysfsOpenFailure {
           + " there: the powercap root given to discovery, or /sys as mounted into this process, is"
           + " not the kernel's tree; no access can help"),
   /**
-   * Any other failure to open (a reason the JDK gives only as translated text, a device gone): not
-   * the file's permissions as far as can be told, so not given the access advice.
+   * Any other failure to open (a reason the JDK gives only as translated text): not the file's
+   * permissions as far as can be told, so not given the access advice.
    */
   OTHER(
       CounterIssue.UNREADABLE,
@@ -70,6 +93,12 @@ enum SysfsOpenFailure {
 
   /** The C library's words for EPERM on an English locale; no JDK type tells it. */
   private static final String NOT_PERMITTED_REASON = "Operation not permitted";
+
+  /** The C library's words for ENODEV on an English locale; no JDK type tells it. */
+  private static final String NO_DEVICE_REASON = "No such device";
+
+  /** The C library's words for ENXIO on an English locale; no JDK type tells it. */
+  private static final String NO_DEVICE_OR_ADDRESS_REASON = "No such device or address";
 
   /** How the detail of every failure but {@link #DENIED} of {@code energy_uj} begins. */
   static final String CANNOT_OPEN = "cannot open ";
@@ -96,6 +125,9 @@ enum SysfsOpenFailure {
     if (e instanceof FileSystemLoopException) {
       return LINK_LOOP;
     }
+    if (e instanceof SysfsErrnoException exact) {
+      return ofErrno(exact.errno());
+    }
     String reason = e.getReason();
     if (reason == null) {
       return OTHER;
@@ -103,10 +135,25 @@ enum SysfsOpenFailure {
     if (reason.endsWith(LOOP_REASON_TAIL)) {
       return LINK_LOOP;
     }
-    if (reason.equals(NOT_A_DIRECTORY_REASON)) {
-      return NOT_A_FOLDER;
-    }
-    return reason.equals(NOT_PERMITTED_REASON) ? NOT_PERMITTED : OTHER;
+    return switch (reason) {
+      case NOT_A_DIRECTORY_REASON -> NOT_A_FOLDER;
+      case NOT_PERMITTED_REASON -> NOT_PERMITTED;
+      case NO_DEVICE_REASON, NO_DEVICE_OR_ADDRESS_REASON -> GONE;
+      default -> OTHER;
+    };
+  }
+
+  /** What an open that failed with {@code errno} (read exactly, not as words) says happened. */
+  private static SysfsOpenFailure ofErrno(int errno) {
+    return switch (errno) {
+      case ErrnoSysfsReader.EACCES -> DENIED;
+      case ErrnoSysfsReader.ENOENT -> MISSING;
+      case ErrnoSysfsReader.EPERM -> NOT_PERMITTED;
+      case ErrnoSysfsReader.ELOOP -> LINK_LOOP;
+      case ErrnoSysfsReader.ENOTDIR -> NOT_A_FOLDER;
+      case ErrnoSysfsReader.ENODEV, ErrnoSysfsReader.ENXIO -> GONE;
+      default -> OTHER;
+    };
   }
 
   /** The reason code a counter whose file failed so is reported with. */

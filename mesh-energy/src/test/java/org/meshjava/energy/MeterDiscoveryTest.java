@@ -108,21 +108,12 @@ class MeterDiscoveryTest {
   }
 
   @Test
-  void unreadableAdvice_isForRaplZonesOnly_andSendsAnUnreadNameElsewhere() {
-    assertThat(
-            MeterDiscovery.unreadableAdvice(
-                List.of(
-                    CounterStatus.unavailable(
-                        "nvml", Optional.empty(), CounterIssue.UNREADABLE, "no permission"))))
-        .isEmpty();
+  void unreadableAdvice_isForRefusedRaplFilesOnly_andSendsAnUnreadNameElsewhere() {
+    // Only RAPL discovery records refusals (an NVML counter is never one), so none gives none.
+    assertThat(MeterDiscovery.unreadableAdvice(List.of())).isEmpty();
     String advice =
         MeterDiscovery.unreadableAdvice(
-                List.of(
-                    CounterStatus.unavailable(
-                        "rapl:intel-rapl:0",
-                        Optional.empty(),
-                        CounterIssue.UNREADABLE,
-                        RaplDiscovery.NAME_UNREAD + " (permission denied)")))
+                List.of(new PowercapRefusal("rapl:intel-rapl:0", PowercapRefusal.File.NAME, true)))
             .orElseThrow();
     assertThat(advice).contains("rapl:intel-rapl:0 (name)").doesNotContain("energy_uj");
   }

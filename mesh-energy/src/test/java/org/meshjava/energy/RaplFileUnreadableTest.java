@@ -62,7 +62,7 @@ class RaplFileUnreadableTest {
               assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
               assertThat(s.detail()).startsWith("cannot read max_energy_range_uj");
             });
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+    assertThat(found.unreadableAdvice())
         .hasValueSatisfying(
             advice ->
                 assertThat(advice)
@@ -84,7 +84,7 @@ class RaplFileUnreadableTest {
     assertThat(found.counters())
         .singleElement()
         .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+    assertThat(found.unreadableAdvice()).isEmpty();
   }
 
   @Test
@@ -143,7 +143,7 @@ class RaplFileUnreadableTest {
                   .contains("energy_uj does not exist")
                   .contains("publishes no energy counter");
             });
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+    assertThat(found.unreadableAdvice()).isEmpty();
   }
 
   @Test
@@ -154,14 +154,64 @@ class RaplFileUnreadableTest {
 
     assertThat(found.counters())
         .singleElement()
-        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.UNREADABLE));
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
+              assertThat(s.detail()).contains("EACCES", "SELinux or AppArmor");
+            });
+    energyUjAdviceFor(found, "[rapl:intel-rapl:0]");
+  }
+
+  /** Checks that {@code found}'s advice is energy_uj's own (a udev rule, or the MAC policy). */
+  private static void energyUjAdviceFor(MeterDiscovery found, String counters) {
+    assertThat(found.unreadableAdvice())
         .hasValueSatisfying(
             advice ->
                 assertThat(advice)
-                    .contains("[rapl:intel-rapl:0]")
+                    .contains(counters)
                     .contains("CVE-2020-8694")
-                    .contains("grant read access"));
+                    .contains("grant read access")
+                    .contains("Where SELinux or AppArmor refused it")
+                    .doesNotContain("(max_energy_range_uj)"));
+  }
+
+  /**
+   * Regression: discovery's advice sorted refusals by their status's words, and took any whose
+   * words held "max_energy_range_uj" for that file: an energy_uj denied under a powercap root whose
+   * path holds those words was sent to check the range file instead of granting read access. The
+   * advice is now sorted by which file failed.
+   */
+  @Test
+  void anEnergyUjDenied_underARootNamedLikeTheRangeFile_getsTheEnergyUjAdvice() throws IOException {
+    root = Files.createDirectories(root.resolve("max_energy_range_uj").resolve("powercap"));
+    Path energy = zone("intel-rapl:0", "package-0").resolve("energy_uj");
+
+    MeterDiscovery found = discover(denying(energy));
+
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.detail()).contains("max_energy_range_uj"));
+    energyUjAdviceFor(found, "[rapl:intel-rapl:0]");
+  }
+
+  /**
+   * Regression: an {@code energy_uj} whose open was answered ENODEV (its zone being removed) was
+   * UNREADABLE, and discovery told the operator to grant read access to a counter no longer there.
+   */
+  @Test
+  void anEnergyUjWhoseDeviceIsGone_isNotPresent_withoutAccessAdvice() throws IOException {
+    Path energy = zone("intel-rapl:0", "package-0").resolve("energy_uj");
+
+    notPresentWithoutAdvice(
+        discover(
+            file -> {
+              if (file.equals(energy)) {
+                throw new FileSystemException(file.toString(), null, "No such device");
+              }
+              return SysfsReader.FILES.read(file);
+            }),
+        "rapl:intel-rapl:0",
+        "the device behind it is gone");
   }
 
   /**
@@ -191,7 +241,7 @@ class RaplFileUnreadableTest {
               assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT);
               assertThat(s.detail()).contains(words);
             });
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+    assertThat(found.unreadableAdvice()).isEmpty();
   }
 
   /**
@@ -230,16 +280,21 @@ class RaplFileUnreadableTest {
         .satisfies(
             s -> {
               assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
-              assertThat(s.detail()).contains("EPERM").contains("security policy");
+              assertThat(s.detail())
+                  .contains("EPERM")
+                  .contains("security policy")
+                  .contains("seccomp filter")
+                  .contains("SELinux or AppArmor, which refuse with EACCES");
             });
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+    assertThat(found.unreadableAdvice())
         .hasValueSatisfying(
             advice ->
                 assertThat(advice)
                     .contains("[rapl:intel-rapl:0]")
                     .contains("not because of its permissions")
                     .doesNotContain("CVE-2020-8694")
-                    .doesNotContain("udev"));
+                    .doesNotContain("udev")
+                    .doesNotContain("lockdown"));
   }
 
   /**
@@ -261,6 +316,6 @@ class RaplFileUnreadableTest {
               assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT);
               assertThat(s.detail()).contains("does not exist");
             });
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+    assertThat(found.unreadableAdvice()).isEmpty();
   }
 }

@@ -672,7 +672,7 @@ class RaplMeterTest {
     powered(pkg, 0, 15, 999_999_999L);
     MeterDiscovery found = discover(SysfsReader.FILES);
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).as("not a permission").isEmpty();
+    assertThat(found.unreadableAdvice()).as("not a permission").isEmpty();
     assertThat(found.counters())
         .singleElement()
         .satisfies(
@@ -697,7 +697,7 @@ class RaplMeterTest {
         .as("a range of 0 is no range, not one that wraps too fast")
         .allSatisfy(
             s -> assertThat(s.detail()).startsWith("max_energy_range_uj ").doesNotContain("wrap"));
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+    assertThat(found.unreadableAdvice()).isEmpty();
   }
 
   @Test
@@ -905,7 +905,7 @@ class RaplMeterTest {
         .filteredOn(s -> s.counter().equals("rapl:intel-rapl:1"))
         .singleElement()
         .satisfies(s -> assertThat(s.issue()).as(s.detail()).contains(CounterIssue.READ_FAILED));
-    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+    assertThat(found.unreadableAdvice())
         .as("an EIO on a name is no matter of read access")
         .isEmpty();
     MeterWindow w = found.meter().open(Set.of(CPU0));

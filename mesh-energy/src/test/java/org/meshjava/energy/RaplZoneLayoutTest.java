@@ -181,10 +181,12 @@ class RaplZoneLayoutTest {
     zone(type.resolve("intel-rapl:1"), "package-1", 5_000);
     for (Path denied : List.of(type, type.resolve("intel-rapl:0"))) {
       Found f = new Found(new ArrayList<>(), new ArrayList<>());
+      List<PowercapRefusal> unreadable = new ArrayList<>();
 
-      RaplDiscovery.discover(type, listingDenied(denied), clock, f.channels(), f.refused());
+      RaplDiscovery.discover(
+          type, listingDenied(denied), clock, f.channels(), f.refused(), unreadable);
 
-      assertThat(MeterDiscovery.unreadableAdvice(f.refused()))
+      assertThat(MeterDiscovery.unreadableAdvice(unreadable))
           .as("the advice where %s cannot be listed", denied)
           .hasValueSatisfying(
               advice ->

@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Field;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,8 @@ class UnprintableThrowableAtDebugTest {
     boolean probingThrows;
     boolean refusedThrows;
     boolean readThrowsError;
+    // What the calls other than reads throw instead of an exception, where a test sets it.
+    Error error;
 
     @Override
     public String name() {
@@ -50,6 +53,9 @@ class UnprintableThrowableAtDebugTest {
     @Override
     public void recheckAtProbe() {
       if (recheckThrows) {
+        if (error != null) {
+          throw error;
+        }
         throw new SpeechlessException();
       }
     }
@@ -57,6 +63,9 @@ class UnprintableThrowableAtDebugTest {
     @Override
     public void probing(boolean running) {
       if (probingThrows) {
+        if (error != null) {
+          throw error;
+        }
         throw new SpeechlessException();
       }
     }
@@ -64,6 +73,9 @@ class UnprintableThrowableAtDebugTest {
     @Override
     public void refused() {
       if (refusedThrows) {
+        if (error != null) {
+          throw error;
+        }
         throw new SpeechlessException();
       }
     }
@@ -146,19 +158,57 @@ class UnprintableThrowableAtDebugTest {
 
   @Test
   void aChannelToldOfARefusedTotal_throwingAnExceptionWhoseWordsThrow_isLoggedAtDebug_notThrown() {
+    assertThat(refusedTotalLog())
+        .contains("could not be told its total was refused")
+        .contains(SpeechlessException.class.getName());
+  }
+
+  /**
+   * After a probe, a window whose total leaps past the bound (refused) with the channel's {@code
+   * refused()} throwing: checks the window's close throws nothing, and returns the DEBUG log.
+   */
+  private String refusedTotalLog() {
     probe();
     clock.advanceMillis(5);
     channel.refusedThrows = true;
     counter.add(Long.MAX_VALUE / 4);
+    return debugLogOf(
+        () ->
+            assertThatCode(() -> ledger.leave(ledger.enter(clock.nanoTime()), clock.nanoTime()))
+                .doesNotThrowAnyException());
+  }
 
-    String log =
-        debugLogOf(
-            () ->
-                assertThatCode(() -> ledger.leave(ledger.enter(clock.nanoTime()), clock.nanoTime()))
-                    .doesNotThrowAnyException());
+  /**
+   * Regression: an Error out of the channel told of a refused total (a driver binding's, a stack
+   * overflow) passed the ledger's catch, which took only exceptions, into the serve's close; now
+   * every call on the channel outside its reads follows one rule: logged once, not thrown.
+   */
+  @Test
+  void aChannelToldOfARefusedTotal_throwingAnErrorWhoseWordsThrow_isLoggedAtDebug_notThrown() {
+    channel.error = new SpeechlessError();
 
-    assertThat(log)
+    assertThat(refusedTotalLog())
         .contains("could not be told its total was refused")
-        .contains(SpeechlessException.class.getName());
+        .contains(SpeechlessError.class.getName());
+  }
+
+  @Test
+  void aRecheckAtTheProbe_throwingAStackOverflow_isLoggedAtDebug_notThrown() {
+    channel.recheckThrows = true;
+    channel.error = new StackOverflowError();
+
+    String log = debugLogOf(() -> assertThatCode(this::probe).doesNotThrowAnyException());
+
+    assertThat(log).contains("could not recheck its set-up").contains("StackOverflowError");
+    assertThat(ledger.isLive()).isTrue();
+  }
+
+  @Test
+  void theJvmFailing_inAChannelToldOfItsProbe_passes() {
+    channel.probingThrows = true;
+    OutOfMemoryError heapGone = new OutOfMemoryError("test: the heap is gone");
+    channel.error = heapGone;
+
+    assertThatThrownBy(ledger::beginProbe).isSameAs(heapGone);
   }
 }

@@ -1,0 +1,191 @@
+package org.meshjava.energy;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystems;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Reads a sysfs attribute with {@code open(2)}, {@code pread(2)} and {@code close(2)} through FFM,
+ * capturing {@code errno} right after each call ({@link Linker.Option#captureCallState}), so a
+ * failure to open is told by its number: NIO gives EPERM, ELOOP, ENOTDIR, ENODEV and ENXIO only as
+ * the C library's {@code strerror} text, which a translated locale changes ({@link
+ * SysfsOpenFailure}). Used where this module already may call native code (it is granted native
+ * access, as NVML needs) on Linux on x86-64 or AArch64, whose error numbers are the kernel's
+ * generic ones; elsewhere {@link #orFiles()} gives NIO's {@link SysfsReader#FILES}, whose reading
+ * of the text stays, so nothing new asks for native access or warns for it. Listing folders stays
+ * NIO's: a folder that cannot be listed is named as a listing whatever its code. Stateless and
+ * thread-safe.
+ */
+final class ErrnoSysfsReader implements SysfsReader {
+  // Linux's generic error numbers (asm-generic/errno-base.h, errno.h), shared by x86-64 and
+  // AArch64; other architectures number some differently and are not bound.
+  static final int EPERM = 1;
+  static final int ENOENT = 2;
+  static final int EINTR = 4;
+  static final int ENXIO = 6;
+  static final int EACCES = 13;
+  static final int ENODEV = 19;
+  static final int ENOTDIR = 20;
+  static final int ELOOP = 40;
+
+  private static final int O_RDONLY = 0;
+  private static final int O_CLOEXEC = 0x80000;
+
+  /** How much one {@code pread} asks for: every attribute the meter reads is far shorter. */
+  private static final int CHUNK = 4096;
+
+  private static final MemoryLayout CAPTURED = Linker.Option.captureStateLayout();
+  private static final VarHandle ERRNO =
+      CAPTURED.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+  private final MethodHandle open;
+  private final MethodHandle pread;
+  private final MethodHandle close;
+
+  private ErrnoSysfsReader(MethodHandle open, MethodHandle pread, MethodHandle close) {
+    this.open = open;
+    this.pread = pread;
+    this.close = close;
+  }
+
+  /**
+   * This reader where it can be bound without asking for native access this module was not given,
+   * on Linux on x86-64 or AArch64; otherwise {@link SysfsReader#FILES}. Bound once per process, at
+   * the first read: a host without a powercap tree never pays for the binding.
+   */
+  static SysfsReader orFiles() {
+    return file -> Bound.READER.read(file);
+  }
+
+  /** The reader {@link #orFiles()} reads with, bound when first used (the holder idiom). */
+  private static final class Bound {
+    static final SysfsReader READER = bound().<SysfsReader>map(r -> r).orElse(SysfsReader.FILES);
+  }
+
+  /** This reader, where it can be bound as {@link #orFiles()} says. */
+  static Optional<ErrnoSysfsReader> bound() {
+    String os = System.getProperty("os.name", "");
+    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    boolean genericErrno = arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64");
+    if (!os.equals("Linux")
+        || !genericErrno
+        || !ErrnoSysfsReader.class.getModule().isNativeAccessEnabled()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(bind());
+    } catch (RuntimeException e) {
+      // A C library without one of the calls, or native access refused after all: NIO reads.
+      return Optional.empty();
+    }
+  }
+
+  @SuppressWarnings("restricted") // binding the C library's calls is the point of this class
+  private static ErrnoSysfsReader bind() {
+    Linker linker = Linker.nativeLinker();
+    Linker.Option errno = Linker.Option.captureCallState("errno");
+    var libc = linker.defaultLookup();
+    return new ErrnoSysfsReader(
+        linker.downcallHandle(
+            libc.findOrThrow("open"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno),
+        linker.downcallHandle(
+            libc.findOrThrow("pread"),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
+            errno),
+        linker.downcallHandle(
+            libc.findOrThrow("close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT)));
+  }
+
+  /**
+   * Reads {@code file} as {@link SysfsReader#FILES} does (at most {@link #MAX_ATTRIBUTE_BYTES},
+   * trimmed), a failure to open thrown by its {@code errno}: {@link AccessDeniedException} for
+   * EACCES, {@link NoSuchFileException} for ENOENT, {@link SysfsErrnoException} for any other; a
+   * read that fails once open is a plain {@link IOException}, as NIO's is. A path outside the
+   * default file system is read by NIO.
+   */
+  @Override
+  public String read(Path file) throws IOException {
+    if (file.getFileSystem() != FileSystems.getDefault()) {
+      return SysfsReader.FILES.read(file);
+    }
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment state = arena.allocate(CAPTURED);
+      // Absolute, as NIO resolves a relative path against user.dir, which need not be the cwd.
+      MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString());
+      int fd;
+      do {
+        fd = (int) open.invokeExact(state, path, O_RDONLY | O_CLOEXEC);
+      } while (fd < 0 && errno(state) == EINTR);
+      if (fd < 0) {
+        throw openFailed(file, errno(state));
+      }
+      try {
+        return readOpen(file, fd, state, arena.allocate(CHUNK));
+      } finally {
+        int unused = (int) close.invokeExact(fd);
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      // invokeExact declares Throwable; the C calls throw nothing checked.
+      throw new IOException("reading " + file + " threw " + t, t);
+    }
+  }
+
+  private String readOpen(Path file, int fd, MemorySegment state, MemorySegment buffer)
+      throws Throwable {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    while (text.size() <= MAX_ATTRIBUTE_BYTES) {
+      long n = (long) pread.invokeExact(state, fd, buffer, (long) CHUNK, (long) text.size());
+      if (n < 0) {
+        int code = errno(state);
+        if (code == EINTR) {
+          continue;
+        }
+        throw new IOException("reading " + file + " failed: errno " + code);
+      }
+      if (n == 0) {
+        return new String(text.toByteArray(), StandardCharsets.US_ASCII).trim();
+      }
+      text.write(buffer.asSlice(0, n).toArray(JAVA_BYTE), 0, (int) n);
+    }
+    throw new IOException(
+        file + " holds more than " + MAX_ATTRIBUTE_BYTES + " bytes: not a sysfs attribute");
+  }
+
+  private static int errno(MemorySegment state) {
+    return (int) ERRNO.get(state, 0L);
+  }
+
+  /** The exception a failed open of {@code file} with {@code errno} is thrown as. */
+  static IOException openFailed(Path file, int errno) {
+    return switch (errno) {
+      case EACCES -> new AccessDeniedException(file.toString(), null, "EACCES (errno 13)");
+      case ENOENT -> new NoSuchFileException(file.toString(), null, "ENOENT (errno 2)");
+      case EPERM -> new SysfsErrnoException(file, errno, "EPERM");
+      case ELOOP -> new SysfsErrnoException(file, errno, "ELOOP");
+      case ENOTDIR -> new SysfsErrnoException(file, errno, "ENOTDIR");
+      case ENODEV -> new SysfsErrnoException(file, errno, "ENODEV");
+      case ENXIO -> new SysfsErrnoException(file, errno, "ENXIO");
+      default -> new SysfsErrnoException(file, errno, "error");
+    };
+  }
+}

@@ -1,0 +1,134 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The FFM reader tells a failed open by its {@code errno}, not by the C library's words: over a
+ * fake sysfs tree of a file missing, a symbolic link loop, a file where a folder should be, a
+ * folder, a file of mode 000 (where the build does not run as root, for whom permissions never
+ * deny) and one too large to be an attribute, each failure is the kind NIO's text gave on an
+ * English locale. Runs where the reader binds (Linux on x86-64 or AArch64, native access granted,
+ * as this module's tests are).
+ */
+class ErrnoSysfsReaderTest {
+  @TempDir static Path tree;
+  private static Optional<ErrnoSysfsReader> bound;
+
+  @BeforeAll
+  static void bind() {
+    bound = ErrnoSysfsReader.bound();
+  }
+
+  private static ErrnoSysfsReader reader() {
+    assumeTrue(bound.isPresent(), "the FFM reader binds on this platform");
+    return bound.orElseThrow();
+  }
+
+  /** What opening {@code file} through the FFM reader failed as. */
+  private static SysfsOpenFailure failureOf(Path file) {
+    ErrnoSysfsReader reader = reader();
+    try {
+      reader.read(file);
+    } catch (FileSystemException e) {
+      return SysfsOpenFailure.of(e);
+    } catch (IOException e) {
+      throw new AssertionError("not a failure to open: " + e, e);
+    }
+    throw new AssertionError(file + " was read");
+  }
+
+  @Test
+  void aFile_isReadTrimmed_asNioReadsIt() throws IOException {
+    Path file = Files.writeString(tree.resolve("energy_uj"), "123456\n");
+
+    assertThat(reader().read(file)).isEqualTo("123456").isEqualTo(SysfsReader.FILES.read(file));
+  }
+
+  @Test
+  void aMissingFile_isMissing_asNoSuchFile() {
+    Path missing = tree.resolve("no-such-zone").resolve("energy_uj");
+
+    assertThatThrownBy(() -> reader().read(missing)).isInstanceOf(NoSuchFileException.class);
+    assertThat(failureOf(missing)).isEqualTo(SysfsOpenFailure.MISSING);
+  }
+
+  @Test
+  void aSymbolicLinkLoop_isTheLoop_byItsErrno() throws IOException {
+    Path loop = tree.resolve("loop");
+    Files.createSymbolicLink(loop, loop.getFileName());
+
+    assertThatThrownBy(() -> reader().read(loop))
+        .isInstanceOfSatisfying(
+            SysfsErrnoException.class,
+            e -> assertThat(e.errno()).isEqualTo(ErrnoSysfsReader.ELOOP));
+    assertThat(failureOf(loop)).isEqualTo(SysfsOpenFailure.LINK_LOOP);
+  }
+
+  @Test
+  void aFileWhereAFolderShouldBe_isNotAFolder_byItsErrno() throws IOException {
+    Path zone = Files.writeString(tree.resolve("intel-rapl:9"), "not a zone\n");
+
+    assertThat(failureOf(zone.resolve("name"))).isEqualTo(SysfsOpenFailure.NOT_A_FOLDER);
+  }
+
+  @Test
+  void aFolder_opensButItsReadFails_asNioSays() throws IOException {
+    Path folder = Files.createDirectories(tree.resolve("intel-rapl:8"));
+
+    assertThatThrownBy(() -> reader().read(folder))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(FileSystemException.class);
+    assertThatThrownBy(() -> SysfsReader.FILES.read(folder))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(FileSystemException.class);
+  }
+
+  @Test
+  void aFileOfModeZero_isDenied_whereTheBuildIsNotRoot() throws IOException {
+    Path closed = Files.writeString(tree.resolve("closed_energy_uj"), "1\n");
+    Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
+    assumeFalse(Files.isReadable(closed), "not root, for whom mode 000 still reads");
+
+    assertThatThrownBy(() -> reader().read(closed)).isInstanceOf(AccessDeniedException.class);
+  }
+
+  @Test
+  void aFileLargerThanAnAttribute_isRefused() throws IOException {
+    Path big = Files.write(tree.resolve("big"), new byte[SysfsReader.MAX_ATTRIBUTE_BYTES + 10]);
+
+    assertThatThrownBy(() -> reader().read(big)).hasMessageContaining("not a sysfs attribute");
+  }
+
+  @Test
+  void eachErrnoTheMeterNames_isTheKindItsWordsGaveOnAnEnglishLocale() {
+    Path file = tree.resolve("energy_uj");
+    assertThat(SysfsOpenFailure.of(open(file, ErrnoSysfsReader.EPERM)))
+        .isEqualTo(SysfsOpenFailure.NOT_PERMITTED);
+    assertThat(SysfsOpenFailure.of(open(file, ErrnoSysfsReader.ENODEV)))
+        .isEqualTo(SysfsOpenFailure.GONE);
+    assertThat(SysfsOpenFailure.of(open(file, ErrnoSysfsReader.ENXIO)))
+        .isEqualTo(SysfsOpenFailure.GONE);
+    assertThat(SysfsOpenFailure.of(open(file, ErrnoSysfsReader.EACCES)))
+        .isEqualTo(SysfsOpenFailure.DENIED);
+    assertThat(SysfsOpenFailure.of(open(file, 5))).isEqualTo(SysfsOpenFailure.OTHER);
+  }
+
+  private static FileSystemException open(Path file, int errno) {
+    return (FileSystemException) ErrnoSysfsReader.openFailed(file, errno);
+  }
+}
