@@ -16,12 +16,7 @@ import org.junit.jupiter.api.Test;
 class IdentifiedRequestTest {
   private static final ServeRequest GENERATION = ServeRequestTest.workedExample();
 
-  private static final ServeRequest DECISION =
-      ServeRequest.decision(
-          GENERATION.promptHash(),
-          12,
-          new ServeBounds(0, Fidelity.F3, 70),
-          new DecisionShape(2, 5, 9));
+  private static final ServeRequest DECISION = ServeRequestCborTest.DECISION;
 
   @Test
   void everyKindOfRequest_carriesItsOwnEncodingAndId() {
