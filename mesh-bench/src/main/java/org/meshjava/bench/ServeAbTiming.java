@@ -3,12 +3,6 @@ package org.meshjava.bench;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
@@ -24,7 +18,6 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Whole serves of several builds in one JVM, in thread CPU time and bytes allocated per serve, for
@@ -180,6 +173,10 @@ public final class ServeAbTiming {
                 (jitTo - jit0) / 1_000_000,
                 used <= 0 ? 0.0 : 100.0 * (jitTo - jit0) / used),
         used / 1_000_000);
+    System.out.println(
+        PROCESS_CPU.isNative()
+            ? "process CPU: clock_gettime(CLOCK_PROCESS_CPUTIME_ID), ns, for the whole run"
+            : "process CPU: the OperatingSystemMXBean's, 10 ms ticks on Linux, for the whole run");
     for (int i = 0; i < k; i++) {
       System.out.printf(
           Locale.ROOT,
@@ -242,57 +239,16 @@ public final class ServeAbTiming {
   }
 
   /**
-   * CPU time of this whole JVM, in ns, threads that have ended included: on Linux the process's
-   * CPU-time clock ({@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)}, nanoseconds); elsewhere, or
-   * where that cannot be called, the {@code OperatingSystemMXBean}'s process CPU time, which on
-   * Linux counts clock ticks (10 ms), too coarse for one round's batch of serves.
+   * CPU time of this whole JVM, in ns, threads that have ended included, from the one clock {@link
+   * ProcessCpuClock} chose for the run (the process's CPU-time clock on Linux, else the bean's 10
+   * ms ticks, never the two mixed).
    */
   static long processCpuNanos() {
-    if (PROCESS_CLOCK != null) {
-      try (Arena arena = Arena.ofConfined()) {
-        MemorySegment timespec = arena.allocate(16, 8);
-        int rc = (int) PROCESS_CLOCK.invokeExact(CLOCK_PROCESS_CPUTIME_ID, timespec);
-        if (rc == 0) {
-          return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L
-              + timespec.get(ValueLayout.JAVA_LONG, 8);
-        }
-      } catch (Throwable e) {
-        // Not expected once linked; the bean below still answers, only more coarsely.
-      }
-    }
-    return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-        .getProcessCpuTime();
+    return PROCESS_CPU.nanos();
   }
 
-  /** Linux's id of the process CPU-time clock. */
-  private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
-
-  /** {@code int clock_gettime(clockid_t, struct timespec *)} on 64-bit Linux; null elsewhere. */
-  private static final @Nullable MethodHandle PROCESS_CLOCK = processClock();
-
-  private static @Nullable MethodHandle processClock() {
-    if (!System.getProperty("os.name", "").startsWith("Linux")
-        || !System.getProperty("os.arch", "").matches("amd64|x86_64|aarch64")) {
-      return null;
-    }
-    try {
-      Linker linker = Linker.nativeLinker();
-      return linker
-          .defaultLookup()
-          .find("clock_gettime")
-          .map(
-              f ->
-                  linker.downcallHandle(
-                      f,
-                      FunctionDescriptor.of(
-                          ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS)))
-          .orElse(null);
-    } catch (RuntimeException e) {
-      // Native access refused (--enable-native-access without this module, or --illegal-native
-      // -access=deny): the bean's coarser figure instead.
-      return null;
-    }
-  }
+  /** Chosen once, so every figure of the run is of one clock. */
+  private static final ProcessCpuClock PROCESS_CPU = ProcessCpuClock.ofThisProcess();
 
   private static double[] column(double[][] rows, int c) {
     double[] v = new double[rows.length];

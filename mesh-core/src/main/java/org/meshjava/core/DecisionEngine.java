@@ -35,4 +35,19 @@ public interface DecisionEngine extends ServingEngine {
   DecisionResult decide(
       ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
       throws EngineException;
+
+  /**
+   * Answers {@code questions} as {@link #decide(ServeRequest, TokenSequence, List)}, handed the
+   * request with its canonical encoding and id, which a steward computes once per serve. The
+   * default decides {@link IdentifiedRequest#request()} with that method; an engine that reads the
+   * request id overrides this to read {@link IdentifiedRequest#id()} instead of hashing again, and
+   * must answer exactly as the other form does.
+   *
+   * @throws EngineException if it cannot answer; nothing is sealed
+   */
+  default DecisionResult decide(
+      IdentifiedRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws EngineException {
+    return decide(request.request(), prompt, questions);
+  }
 }

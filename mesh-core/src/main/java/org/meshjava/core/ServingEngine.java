@@ -139,6 +139,34 @@ public interface ServingEngine {
   }
 
   /**
+   * Serves {@code request} whole, as {@link #serve(ServeRequest, TokenSequence)}, handed with its
+   * canonical encoding and id: a steward computes those once per serve and calls this form. The
+   * default serves {@link IdentifiedRequest#request()} with {@link #serve(ServeRequest,
+   * TokenSequence)}, so an engine written before this method serves exactly as it did, and a {@link
+   * ForwardingEngine} decorator's override of that method is still the one called. An engine that
+   * reads the request id overrides this to read {@link IdentifiedRequest#id()} rather than encode
+   * and hash the request again; it must serve exactly as the other form does.
+   *
+   * @throws EngineException if it cannot serve; nothing is sealed
+   */
+  default EngineResult serve(IdentifiedRequest request, TokenSequence prompt)
+      throws EngineException {
+    return serve(request.request(), prompt);
+  }
+
+  /**
+   * Serves {@code request} token by token, as {@link #serve(ServeRequest, TokenSequence,
+   * TokenSink)}, handed with its canonical encoding and id. The default and the reason to override
+   * it are those of {@link #serve(IdentifiedRequest, TokenSequence)}.
+   *
+   * @throws EngineException if it cannot serve; nothing is sealed
+   */
+  default EngineResult serve(IdentifiedRequest request, TokenSequence prompt, TokenSink sink)
+      throws EngineException {
+    return serve(request.request(), prompt, sink);
+  }
+
+  /**
    * How many serves may wait for this engine, beyond those it runs at once, before the steward
    * refuses more ({@code BACKEND_BUSY}, before any grant is decided). An engine that serialises its
    * serves declares a small bound, so that requests piling up on it cannot hold every connection of

@@ -22,7 +22,7 @@ import org.meshjava.core.internal.RequestCbor;
 class ServeRequestCborTest {
   private static final ServeRequest GENERATION = ServeRequestTest.workedExample();
 
-  private static final ServeRequest DECISION =
+  static final ServeRequest DECISION =
       ServeRequest.decision(
           GENERATION.promptHash(),
           12,

@@ -20,6 +20,7 @@ import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
@@ -140,6 +141,15 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
   public DecisionResult decide(
       ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
       throws EngineException {
+    return decide(IdentifiedRequest.of(request), prompt, questions);
+  }
+
+  /** As {@link #decide(ServeRequest, TokenSequence, List)}, seeded by the id handed with it. */
+  @Override
+  public DecisionResult decide(
+      IdentifiedRequest identified, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws EngineException {
+    ServeRequest request = identified.request();
     Objects.requireNonNull(questions, "questions");
     if (request.decision().isEmpty()) {
       throw new EngineException("not a decision request");
@@ -148,8 +158,8 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
     if (request.decision().get().misfit(questions).isPresent()) {
       throw new EngineException("the questions do not fit the request's decision shape");
     }
-    EngineResult scored = serve(request, prompt);
-    byte[] seed = seed(request, prompt);
+    EngineResult scored = serve(identified, prompt);
+    byte[] seed = seed(identified, prompt);
     List<DecisionAnswer> answers = new ArrayList<>(questions.size());
     for (int q = 0; q < questions.size(); q++) {
       answers.add(answer(seed, q, questions.get(q).optionCount()));
@@ -181,13 +191,19 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
 
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) {
-    Objects.requireNonNull(request, "request");
+    return serve(IdentifiedRequest.of(request), prompt);
+  }
+
+  /** As {@link #serve(ServeRequest, TokenSequence)}, seeded by the id handed with the request. */
+  @Override
+  public EngineResult serve(IdentifiedRequest identified, TokenSequence prompt) {
+    ServeRequest request = identified.request();
     Objects.requireNonNull(prompt, "prompt");
     Optional<Fidelity> delivered = delivered();
     if (request.decision().isPresent()) {
       // A decision scores its options in one pass; model that pass as work per option.
       churn(
-          seed(request, prompt),
+          seed(identified, prompt),
           (int)
               Math.min(
                   Integer.MAX_VALUE,
@@ -196,7 +212,7 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
           new ServeOutcome(prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
       return new EngineResult(TokenSequence.empty(), outcome);
     }
-    return generate(request, prompt, TokenSink.DISCARD, delivered);
+    return generate(identified, prompt, TokenSink.DISCARD, delivered);
   }
 
   /**
@@ -206,12 +222,21 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
    */
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink) {
+    return serve(IdentifiedRequest.of(request), prompt, sink);
+  }
+
+  /**
+   * As {@link #serve(ServeRequest, TokenSequence, TokenSink)}, seeded by the id handed with the
+   * request.
+   */
+  @Override
+  public EngineResult serve(IdentifiedRequest identified, TokenSequence prompt, TokenSink sink) {
     Objects.requireNonNull(sink, "sink");
-    if (request.decision().isPresent()) {
-      return serve(request, prompt); // emits no tokens, so nothing to hand over
+    if (identified.request().decision().isPresent()) {
+      return serve(identified, prompt); // emits no tokens, so nothing to hand over
     }
     Objects.requireNonNull(prompt, "prompt");
-    return generate(request, prompt, sink, delivered());
+    return generate(identified, prompt, sink, delivered());
   }
 
   /** True: generations are handed over token by token. */
@@ -221,8 +246,11 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
   }
 
   private EngineResult generate(
-      ServeRequest request, TokenSequence prompt, TokenSink sink, Optional<Fidelity> delivered) {
-    long count = request.maxTokens();
+      IdentifiedRequest identified,
+      TokenSequence prompt,
+      TokenSink sink,
+      Optional<Fidelity> delivered) {
+    long count = identified.request().maxTokens();
     if (count > limits.maxOutputTokens()) {
       // The router refuses such a request first (limits()); only a caller that bypasses it lands
       // here, before any work.
@@ -233,7 +261,7 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
               + limits.maxOutputTokens());
     }
     int[] tokens = new int[(int) Math.min(count, FIRST_BUFFER)];
-    byte[] state = seed(request, prompt);
+    byte[] state = seed(identified, prompt);
     int n = 0;
     while (n < count) {
       state = churn(state, workPerToken);
@@ -252,7 +280,7 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
     return new EngineResult(TokenSequence.of(Arrays.copyOf(tokens, n)), outcome);
   }
 
-  private static byte[] seed(ServeRequest request, TokenSequence prompt) {
+  private static byte[] seed(IdentifiedRequest request, TokenSequence prompt) {
     ContentId id = request.id();
     return Blake3.hash(
         "mesh-java reference engine\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII),

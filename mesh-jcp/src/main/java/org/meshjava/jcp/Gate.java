@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.identity.DidKey;
 
@@ -98,10 +99,29 @@ public final class Gate {
       Instant decisionTime)
       throws GrantRefusedException {
     Objects.requireNonNull(presentation, "presentation");
-    Objects.requireNonNull(request, "request");
+    return decide(presentation, IdentifiedRequest.of(request), model, decisionTime);
+  }
+
+  /**
+   * Decides as {@link #decide(Presentation, ServeRequest, Optional, Instant)}, over the request id
+   * handed with the request (a steward encodes its request once per serve), so the request is not
+   * encoded and hashed again here. Thread-safe as that method.
+   *
+   * @param model the weights digest of the chosen backend, empty when it names none
+   * @throws GrantRefusedException with the label of the first check that failed
+   */
+  public Authorisation decide(
+      Presentation presentation,
+      IdentifiedRequest identified,
+      Optional<ContentId> model,
+      Instant decisionTime)
+      throws GrantRefusedException {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(identified, "request");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(decisionTime, "decisionTime");
-    ContentId requestId = request.id();
+    ServeRequest request = identified.request();
+    ContentId requestId = identified.id();
     presentation.verifyFor(requestId);
     GrantChain chain = presentation.chain();
     verify(chain);

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
@@ -41,8 +42,12 @@ public sealed interface JournalEntry
    * <p>The constructor throws {@link IllegalArgumentException} for a {@code decidedAt} with a part
    * finer than the millisecond or outside what the record can carry.
    *
+   * <p>The request travels with its canonical encoding and id ({@link IdentifiedRequest}), which a
+   * steward computed once for the serve: the record is written from those bytes rather than from
+   * the request encoded again. {@link #request()} is the request itself.
+   *
    * @param presentation the presentation the caller made
-   * @param request the request it was decided for
+   * @param identified the request it was decided for, with its encoding and id
    * @param model the content address of the chosen backend's weights, if it names one
    * @param backend the chosen backend's name
    * @param decidedAt the decision time, millisecond precision, from {@link #EARLIEST} to {@link
@@ -50,7 +55,7 @@ public sealed interface JournalEntry
    */
   record Authorised(
       Presentation presentation,
-      ServeRequest request,
+      IdentifiedRequest identified,
       Optional<ContentId> model,
       String backend,
       Instant decidedAt)
@@ -70,7 +75,7 @@ public sealed interface JournalEntry
     /** Validates the entry. */
     public Authorised {
       Objects.requireNonNull(presentation, "presentation");
-      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(identified, "request");
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(backend, "backend");
       Objects.requireNonNull(decidedAt, "decidedAt");
@@ -90,11 +95,33 @@ public sealed interface JournalEntry
       }
     }
 
+    /**
+     * The entry for {@code request}, encoded and hashed here ({@link IdentifiedRequest#of}); the
+     * form for a caller that holds the request alone.
+     */
+    public Authorised(
+        Presentation presentation,
+        ServeRequest request,
+        Optional<ContentId> model,
+        String backend,
+        Instant decidedAt) {
+      this(presentation, identify(request), model, backend, decidedAt);
+    }
+
+    private static IdentifiedRequest identify(ServeRequest request) {
+      return IdentifiedRequest.of(Objects.requireNonNull(request, "request"));
+    }
+
+    /** The request it was decided for. */
+    public ServeRequest request() {
+      return identified.request();
+    }
+
     @Override
     public boolean equals(Object o) {
       return o instanceof Authorised a
           && Arrays.equals(presentation.encode(), a.presentation.encode())
-          && request.equals(a.request)
+          && identified.equals(a.identified)
           && model.equals(a.model)
           && backend.equals(a.backend)
           && decidedAt.equals(a.decidedAt);
@@ -102,13 +129,13 @@ public sealed interface JournalEntry
 
     @Override
     public int hashCode() {
-      return Objects.hash(request, model, backend, decidedAt);
+      return Objects.hash(identified.request(), model, backend, decidedAt);
     }
 
     @Override
     public String toString() {
       return "Authorised[request "
-          + request.id()
+          + identified.id()
           + ", caller "
           + presentation.caller()
           + ", grant "

@@ -616,7 +616,7 @@ public final class Snapshot {
               CborInt.of(o.seq()),
               CborInt.of(o.reservation()),
               CborBytes.of(a.presentation().encode()),
-              CborBytes.of(a.request().encode()),
+              CborBytes.of(a.identified().encoded()),
               CborBytes.of(a.model().map(ContentId::bytes).orElse(new byte[0])),
               CborText.of(a.backend()),
               CborInt.of(a.decidedAt().toEpochMilli())));

@@ -12,6 +12,7 @@ import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -41,7 +42,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
   TokenSequence payloadFor(ServingEngine engine);
 
   /** Runs the routed engine on the payload. */
-  Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
+  Worked run(RouteDecision route, IdentifiedRequest request, TokenSequence payload)
       throws EngineException;
 
   /**
@@ -166,7 +167,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
 
     @Override
-    public Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
+    public Worked run(RouteDecision route, IdentifiedRequest request, TokenSequence payload)
         throws EngineException {
       if (streamer == Streamer.NONE) {
         return new Worked(route.chosen().serve(request, payload), List.of(), TokenSequence.empty());
@@ -341,7 +342,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
 
     @Override
-    public Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
+    public Worked run(RouteDecision route, IdentifiedRequest request, TokenSequence payload)
         throws EngineException {
       DecisionResult r = ((DecisionEngine) route.chosen()).decide(request, payload, questions);
       if (r == null) {

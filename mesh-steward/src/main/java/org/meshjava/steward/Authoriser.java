@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
-import org.meshjava.core.ServeRequest;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
@@ -104,7 +104,7 @@ final class Authoriser {
    */
   Settlement authorise(
       Presentation presentation,
-      ServeRequest request,
+      IdentifiedRequest identified,
       String backend,
       Optional<WeightsBinding> weights)
       throws ServeException {
@@ -135,7 +135,7 @@ final class Authoriser {
       @Nullable Authorisation decided = null;
       try {
         try {
-          decided = gate.decide(presentation, request, model, now);
+          decided = gate.decide(presentation, identified, model, now);
           auth = decided;
         } finally {
           // Compiled code may throw a read's fault only at a later poll, past the catch below,
@@ -162,7 +162,7 @@ final class Authoriser {
       try {
         pending =
             journal.enqueue(
-                new JournalEntry.Authorised(presentation, request, model, backend, now));
+                new JournalEntry.Authorised(presentation, identified, model, backend, now));
       } catch (JournalException e) {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
@@ -194,7 +194,8 @@ final class Authoriser {
       keptUnresolved(auth, backend, e);
       throw e;
     }
-    return Settlement.granted(this, new Authorised(auth, pending.record().seq()), request);
+    return Settlement.granted(
+        this, new Authorised(auth, pending.record().seq()), identified.request());
   }
 
   /**

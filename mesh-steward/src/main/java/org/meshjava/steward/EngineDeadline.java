@@ -6,7 +6,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.core.ServeRequest;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.internal.MappedReadFault;
@@ -74,7 +74,7 @@ final class EngineDeadline {
   Ask.Worked run(
       Ask ask,
       RouteDecision route,
-      ServeRequest request,
+      IdentifiedRequest request,
       TokenSequence payload,
       Runnable afterOverrun)
       throws Throwable {

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EngineException;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -60,12 +61,13 @@ final class Metering {
   Metered run(
       Ask ask,
       RouteDecision route,
-      ServeRequest request,
+      IdentifiedRequest identified,
       TokenSequence payload,
       Optional<WeightsBinding> bound,
       Settlement settlement,
       BackendSlots.Held slot)
       throws ServeException {
+    ServeRequest request = identified.request();
     RoutedBackend backend = RoutedBackend.of(route, heldFaults);
     ServingEngine engine = backend.engine();
     Optional<WeightsBinding> before;
@@ -94,7 +96,7 @@ final class Metering {
     Ask.Worked worked;
     long estimate;
     try {
-      worked = deadline.run(ask, route, request, payload, () -> letGo(window, slot));
+      worked = deadline.run(ask, route, identified, payload, () -> letGo(window, slot));
       // An engine that hands back no result failed as one that throws did, and is settled and its
       // window let go the same way: a window left open shares its domains with every later one
       // on a hardware meter, which then grades them ModelBased.

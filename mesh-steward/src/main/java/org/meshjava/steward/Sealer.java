@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -113,16 +114,17 @@ final class Sealer {
    *     not handed out, and the chain does not advance past it
    */
   SealedReceipt seal(
-      ServeRequest request,
+      IdentifiedRequest identified,
       TokenSequence prompt,
       RouteDecision route,
       Metered metered,
       Settlement settlement,
       Optional<DebitResult> debit)
       throws ServeException {
+    ServeRequest request = identified.request();
     ServingEngine engine = route.chosen();
     ServeOutcome outcome = metered.result().outcome();
-    ContentId requestId = request.id();
+    ContentId requestId = identified.id();
     // The advertised level is the one the router admitted on (§3.2.1), as its candidate recorded
     // it: the engine's fidelity() read again after the work could differ from it.
     Fidelity admitted = route.chosenCandidate().fidelity();

@@ -18,6 +18,7 @@ import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Energy;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeLimits;
@@ -648,6 +649,9 @@ public final class Steward implements AutoCloseable {
       throws ServeException {
     TokenSequence payload = payload(ask, backend);
     refuseOverContext(request, backend, payload);
+    // Encoded and hashed once for the serve: the grant's decision, its journal record, a seeded
+    // engine and the receipt all read these bytes and this id (IdentifiedRequest).
+    IdentifiedRequest identified = IdentifiedRequest.of(request);
     if (presentation.isPresent()) {
       refuseOverCeiling(request, backend, payload);
     }
@@ -657,7 +661,7 @@ public final class Steward implements AutoCloseable {
     Optional<WeightsBinding> bound = Metering.weightsOf(backend);
     Settlement settlement =
         presentation.isPresent()
-            ? authoriser.authorise(presentation.get(), request, backend.name(), bound)
+            ? authoriser.authorise(presentation.get(), identified, backend.name(), bound)
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
     Metered metered;
@@ -674,7 +678,7 @@ public final class Steward implements AutoCloseable {
         settlement.charge(Energy.estimated(0));
         throw e;
       }
-      metered = metering.run(ask, route, request, payload, bound, settlement, slot);
+      metered = metering.run(ask, route, identified, payload, bound, settlement, slot);
       ask.check(backend, route.chosenCandidate().fidelity(), request, metered.worked());
       text = ask.text(backend, metered.worked());
       sealFollows = true;
@@ -687,7 +691,7 @@ public final class Steward implements AutoCloseable {
     }
     // 4. Seal.
     GuardedListener.afterTheWork("phase", () -> observer.phase(ServePhase.SEAL));
-    SealedReceipt sealed = sealer.seal(request, payload, route, metered, settlement, debit);
+    SealedReceipt sealed = sealer.seal(identified, payload, route, metered, settlement, debit);
     return new ServeResult(
         metered.result().tokens(),
         metered.result().outcome(),

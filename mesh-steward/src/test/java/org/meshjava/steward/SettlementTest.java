@@ -13,6 +13,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -62,7 +63,8 @@ class SettlementTest {
     ServingEngine engine = ReferenceEngine.builder().name("ref").build();
     ServeRequest req = GrantFixture.request("hello", 10, CEILING);
     Settlement held =
-        authoriser.authorise(f.present(chain, req), req, engine.name(), engine.weights());
+        authoriser.authorise(
+            f.present(chain, req), IdentifiedRequest.of(req), engine.name(), engine.weights());
 
     held.charge(Energy.estimated(1_000));
     assertThat(held.settle(true)).isPresent();
@@ -82,7 +84,8 @@ class SettlementTest {
     ServingEngine engine = ReferenceEngine.builder().name("ref").build();
     ServeRequest req = GrantFixture.request("hello", 10, CEILING);
     Settlement held =
-        authoriser.authorise(f.present(chain, req), req, engine.name(), engine.weights());
+        authoriser.authorise(
+            f.present(chain, req), IdentifiedRequest.of(req), engine.name(), engine.weights());
 
     assertThat(held.settle(false).orElseThrow().debitedUj()).isEqualTo(CEILING);
     assertThat(authoriser.spend().remainingUj(chain)).isEqualTo(BUDGET - CEILING);

@@ -149,7 +149,7 @@ public final class RecordCodec {
           g.writeStringField("caller", a.presentation().caller().value());
           g.writeStringField("nonce", a.presentation().nonce().hex());
           g.writeStringField("signature", HEX.formatHex(a.presentation().signature()));
-          g.writeStringField("request", HEX.formatHex(a.request().encode()));
+          g.writeStringField("request", a.identified().encodedHex());
           if (a.model().isPresent()) {
             g.writeStringField("model", a.model().get().hex());
           }

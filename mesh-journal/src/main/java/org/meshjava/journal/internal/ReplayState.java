@@ -177,7 +177,7 @@ public final class ReplayState {
             r -> {
               JournalEntry.Authorised a = (JournalEntry.Authorised) r.entry();
               try {
-                a.presentation().verifyFor(a.request().id());
+                a.presentation().verifyFor(a.identified().id());
               } catch (GrantRefusedException ignored) {
                 // Refused again, in order, by the gate.
               }
@@ -506,7 +506,7 @@ public final class ReplayState {
 
   private Authorisation decide(long seq, JournalEntry.Authorised a) throws JournalException {
     try {
-      return gate.decide(a.presentation(), a.request(), a.model(), a.decidedAt());
+      return gate.decide(a.presentation(), a.identified(), a.model(), a.decidedAt());
     } catch (GrantRefusedException e) {
       throw refused(seq, "the gate refuses the recorded decision: " + e.getMessage());
     }
