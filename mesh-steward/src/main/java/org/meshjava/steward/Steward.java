@@ -29,7 +29,9 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.FirstFailureWins;
 import org.meshjava.core.internal.MappedReadFault;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
@@ -1166,24 +1168,27 @@ public final class Steward implements AutoCloseable {
     if (failed instanceof Error e) {
       throw e;
     }
+    if (failed != null) {
+      // A checked exception thrown where none is declared: close declares none, so it is carried
+      // in an unchecked one, never dropped.
+      throw new IllegalStateException(
+          "closing the steward failed: " + ThrowableWords.describe(failed), failed);
+    }
   }
 
   /**
    * Runs {@code part} of a close; returns {@code failed}, or what {@code part} threw if nothing
-   * failed before, suppressing it on the first failure otherwise.
+   * failed before, suppressing it on the first failure otherwise ({@link FirstFailureWins}).
+   * Whatever it throws is caught, a checked exception too: a journal's or a store's close written
+   * in another JVM language, or one that throws sneakily, otherwise skipped every later part (the
+   * claim, the lock) and left this journal refused to every later steward in this process.
    */
   private static @Nullable Throwable closePart(@Nullable Throwable failed, Runnable part) {
     try {
       part.run();
       return failed;
-    } catch (RuntimeException | Error e) {
-      if (failed == null) {
-        return e;
-      }
-      if (failed != e) {
-        failed.addSuppressed(e);
-      }
-      return failed;
+    } catch (Throwable e) {
+      return FirstFailureWins.keep(failed, e);
     }
   }
 
