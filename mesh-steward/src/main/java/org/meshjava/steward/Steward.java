@@ -1241,6 +1241,8 @@ public final class Steward implements AutoCloseable {
     private Duration closeGrace = InFlightServes.DEFAULT_GRACE;
     private Duration engineDeadline = Duration.ZERO;
     private Runnable heldFaults = MappedReadFault::deliverPending;
+    private java.util.function.Supplier<java.util.concurrent.ScheduledExecutorService>
+        snapshotWorker = Snapshotter::ownWorker;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1464,6 +1466,16 @@ public final class Steward implements AutoCloseable {
      */
     Builder heldFaults(Runnable v) {
       heldFaults = Objects.requireNonNull(v, "heldFaults");
+      return this;
+    }
+
+    /**
+     * Where the snapshotter runs its snapshots: its own daemon thread by default. Tests stand in an
+     * executor whose {@code execute} throws, as a real one does only when no thread can be made.
+     */
+    Builder snapshotWorker(
+        java.util.function.Supplier<java.util.concurrent.ScheduledExecutorService> v) {
+      snapshotWorker = Objects.requireNonNull(v, "snapshotWorker");
       return this;
     }
 
@@ -1796,7 +1808,8 @@ public final class Steward implements AutoCloseable {
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
                     rec.fromSnapshot(),
                     keeper,
-                    heldFaults));
+                    heldFaults,
+                    snapshotWorker.get()));
       }
       // Discovered last, once nothing else can refuse the build: a probe burns a core.
       MeterLease lease =
