@@ -172,6 +172,10 @@ public final class Steward implements AutoCloseable {
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
   private final Runnable heldFaults;
+
+  /** How long a serve, or a replay ({@link #replay}), waits for its engine; zero for as long. */
+  private final Duration engineDeadline;
+
   private final @Nullable StewardListener listener;
 
   private Steward(
@@ -194,6 +198,7 @@ public final class Steward implements AutoCloseable {
             EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread, b.heldFaults),
             b.heldFaults);
     this.heldFaults = b.heldFaults;
+    this.engineDeadline = b.engineDeadline;
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -281,14 +286,16 @@ public final class Steward implements AutoCloseable {
    * Replays a serve this steward sealed on {@code backend}, one of its {@link #backends()}, held to
    * the receipt's backend by the name it was registered under ({@link #backendName}), as the serve
    * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
-   * ReplayInputs, ServingEngine, String)}). Meters, seals and journals nothing. Thread-safe as far
-   * as the engine is.
+   * ReplayInputs, ServingEngine, String)}). The re-serve is bounded by this steward's {@link
+   * Builder#engineDeadline}, as a serve is: an engine that has not returned by then is {@link
+   * ReplayVerdict.Reason#ENGINE_FAILED}. Meters, seals and journals nothing. Thread-safe as far as
+   * the engine is.
    *
    * @return exactly one verdict; never throws for a mismatch
    * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
    */
   public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
-    return Replayer.replay(serve, backend, backendName(backend));
+    return Replayer.replay(serve, backend, backendName(backend), engineDeadline);
   }
 
   /**
