@@ -20,6 +20,7 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.internal.FirstFailureWins;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
@@ -289,13 +290,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       step.close();
       return first;
     } catch (Exception | Error e) {
-      if (first == null) {
-        return e;
-      }
-      if (first != e) {
-        first.addSuppressed(e);
-      }
-      return first;
+      return FirstFailureWins.keep(first, e);
     }
   }
 

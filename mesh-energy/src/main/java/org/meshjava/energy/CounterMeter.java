@@ -27,6 +27,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
+import org.meshjava.core.internal.FirstFailureWins;
 import org.meshjava.core.internal.ThrowableWords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -374,11 +375,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
             theirs.foreignLeft(nowNanos);
           }
         } catch (RuntimeException | Error e) {
-          if (first == null) {
-            first = e;
-          } else if (first != e) {
-            first.addSuppressed(e);
-          }
+          first = FirstFailureWins.keep(first, e);
         }
       }
     }
@@ -497,11 +494,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       try {
         step.accept(l);
       } catch (RuntimeException | Error e) {
-        if (first == null) {
-          first = e;
-        } else if (first != e) {
-          first.addSuppressed(e);
-        }
+        first = FirstFailureWins.keep(first, e);
       }
     }
     if (first instanceof Error e) {
@@ -762,11 +755,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                     now,
                     meterClosed);
           } catch (RuntimeException | Error e) {
-            if (endThrew == null) {
-              endThrew = e;
-            } else if (endThrew != e) {
-              endThrew.addSuppressed(e);
-            }
+            endThrew = FirstFailureWins.keep(endThrew, e);
           }
         }
       } finally {
@@ -955,11 +944,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       try {
         exits.put(e.getKey(), e.getKey().leave(e.getValue(), nowNanos));
       } catch (RuntimeException | Error thrown) {
-        if (first == null) {
-          first = thrown;
-        } else {
-          first.addSuppressed(thrown);
-        }
+        first = FirstFailureWins.keep(first, thrown);
       }
     }
     if (failure == null && first != null) {

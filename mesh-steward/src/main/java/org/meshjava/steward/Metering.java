@@ -202,7 +202,8 @@ final class Metering {
       JvmFailure.passIfFailing(letGoFailed);
     }
     // The message goes to callers, over HTTP too: it says what failed, not which Java class did
-    // (the cause, kept on the exception, says that).
+    // (the cause, kept on the exception, says that), unless the engine's throw has no words: then
+    // its class is all there is to say.
     return new ServeException(
         ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why(e), e);
   }
@@ -223,7 +224,12 @@ final class Metering {
       // reason, not "none".
       message = ThrowableWords.messageOf(fault);
     }
-    String why = message != null && !message.isBlank() ? message : "it gave no reason";
+    // An engine that gave no words at all (a StackOverflowError, a bare NullPointerException) is
+    // named by the class it threw: "no reason" alone leaves its operator nothing to look for.
+    String why =
+        message != null && !message.isBlank()
+            ? message
+            : "it threw " + e.getClass().getName() + ", and it gave no reason";
     if (fault != null && onlyTheJvmsWords(e, fault, why)) {
       return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
           + why

@@ -1,10 +1,17 @@
 package org.meshjava.steward;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -49,7 +56,7 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
     Objects.requireNonNull(engine, "engine");
-    return replay(serve, engine, () -> ask("its name", engine::name));
+    return replay(serve, engine, () -> ask("its name", engine::name), Duration.ZERO);
   }
 
   /**
@@ -66,7 +73,19 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, String backendName) {
     Objects.requireNonNull(backendName, "backendName");
-    return replay(serve, engine, () -> backendName);
+    return replay(serve, engine, () -> backendName, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #replay(ReplayInputs, ServingEngine, String)}, the re-serve bounded by {@code
+   * deadline} (zero: none), a steward's engine deadline: an engine that has not returned by then is
+   * the {@code ENGINE_FAILED} verdict, its thread interrupted and what it returns later dropped.
+   */
+  static ReplayVerdict replay(
+      ReplayInputs serve, ServingEngine engine, String backendName, Duration deadline) {
+    Objects.requireNonNull(backendName, "backendName");
+    Objects.requireNonNull(deadline, "deadline");
+    return replay(serve, engine, () -> backendName, deadline);
   }
 
   /** Where a replay reads the backend's name: the registry's, or the engine's own. */
@@ -75,18 +94,20 @@ public final class Replayer {
     String get() throws EngineAskFailed;
   }
 
-  private static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, BackendName name) {
+  private static ReplayVerdict replay(
+      ReplayInputs serve, ServingEngine engine, BackendName name, Duration deadline) {
     Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
     try {
-      return replayAsking(serve, engine, name);
+      return replayAsking(serve, engine, name, deadline);
     } catch (EngineAskFailed e) {
       return notReplayable(ReplayVerdict.Reason.ENGINE_FAILED, e.detail);
     }
   }
 
   private static ReplayVerdict replayAsking(
-      ReplayInputs serve, ServingEngine engine, BackendName backendName) throws EngineAskFailed {
+      ReplayInputs serve, ServingEngine engine, BackendName backendName, Duration deadline)
+      throws EngineAskFailed {
     MeshReceipt receipt = serve.receipt();
     ServeRequest request = serve.request();
     TokenSequence prompt = serve.prompt();
@@ -131,12 +152,26 @@ public final class Replayer {
     }
     TokenSequence rerun;
     try {
-      rerun = Objects.requireNonNull(engine.serve(request, prompt).tokens(), "tokens");
-    } catch (EngineException | RuntimeException | Error e) {
-      JvmFailure.passIfFailing(e);
+      EngineResult result = reServe(engine, request, prompt, deadline);
+      if (result == null) {
+        // As a serve's engine that returns no result is refused: in words, not the JVM's about a
+        // null dereference inside this class.
+        return notReplayable(
+            ReplayVerdict.Reason.ENGINE_FAILED,
+            "backend " + name + " failed to re-serve: it returned no result (null)");
+      }
+      rerun = Objects.requireNonNull(result.tokens(), "tokens");
+    } catch (EngineDeadline.Overrun e) {
       return notReplayable(
           ReplayVerdict.Reason.ENGINE_FAILED,
-          "backend " + name + " failed to re-serve: " + reasonOf(e));
+          "backend " + name + " failed to re-serve: " + e.getMessage());
+    } catch (EngineException | RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      // In the words a serve's refusal gives (Metering#why): a throw with no message, or a blank
+      // one, is named by its class, never left as "failed to re-serve: ".
+      return notReplayable(
+          ReplayVerdict.Reason.ENGINE_FAILED,
+          "backend " + name + " failed to re-serve: " + Metering.why(e));
     }
     // The weights must also hold across the re-run, as they must across a serve (§2).
     otherWeights = otherWeights(receipt, engine);
@@ -157,6 +192,54 @@ public final class Replayer {
             ? "the re-run does not open the commitment, and the disclosed output does not open it"
                 + " on the replay's payload and opening"
             : "the re-run does not open the commitment, and no output was disclosed");
+  }
+
+  /**
+   * The engine's re-serve: on this thread where there is no deadline; else on a daemon thread of
+   * its own, waited for at most {@code deadline}. Without it, a steward's replay of an engine that
+   * hung waited for good, though its serves are bounded by the same deadline.
+   */
+  private static @Nullable EngineResult reServe(
+      ServingEngine engine, ServeRequest request, TokenSequence prompt, Duration deadline)
+      throws EngineException, EngineDeadline.Overrun {
+    if (deadline.isZero()) {
+      return engine.serve(request, prompt);
+    }
+    CompletableFuture<@Nullable EngineResult> done = new CompletableFuture<>();
+    Thread reServing =
+        Thread.ofPlatform()
+            .daemon()
+            .name("mesh-replay")
+            .start(
+                () -> {
+                  try {
+                    done.complete(engine.serve(request, prompt));
+                  } catch (Throwable e) {
+                    done.completeExceptionally(e);
+                  }
+                });
+    try {
+      return done.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException late) {
+      reServing.interrupt();
+      throw new EngineDeadline.Overrun(deadline);
+    } catch (InterruptedException e) {
+      reServing.interrupt();
+      Thread.currentThread().interrupt();
+      throw new EngineException("the replay was interrupted while it waited for the engine");
+    } catch (ExecutionException e) {
+      Throwable thrown = e.getCause();
+      if (thrown instanceof EngineException x) {
+        throw x;
+      }
+      if (thrown instanceof RuntimeException x) {
+        throw x;
+      }
+      if (thrown instanceof Error x) {
+        throw x;
+      }
+      throw new IllegalStateException(thrown);
+    }
   }
 
   private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine)
@@ -189,16 +272,6 @@ public final class Replayer {
       throw new EngineAskFailed(
           "the engine failed while asked " + what + ": " + ThrowableWords.describe(e));
     }
-  }
-
-  /**
-   * What the engine's throw says, read through {@link ThrowableWords}: its message and {@code
-   * toString} are the engine's code and may throw, which would end the replay with that throw
-   * instead of its one verdict. Its class's name where it has no message.
-   */
-  private static String reasonOf(Throwable e) {
-    String message = ThrowableWords.messageOf(e);
-    return message != null ? message : ThrowableWords.describe(e);
   }
 
   /** An engine that threw when asked something, carried to the replay's verdict. */

@@ -96,6 +96,8 @@ final class Snapshotter implements AutoCloseable {
    * @param heldFaults run last in each region that reads a mapped snapshot: it throws any fault of
    *     such a read that compiled code held back ({@link
    *     org.meshjava.journal.MappedReadFault#deliverPending}; a test's stand-in otherwise)
+   * @param worker the thread snapshots are taken on ({@link #ownWorker()}; a test's stand-in
+   *     otherwise), shut down by {@link #close()}
    */
   Snapshotter(
       SigningKey key,
@@ -106,7 +108,8 @@ final class Snapshotter implements AutoCloseable {
       SnapshotState recovered,
       long saved,
       LogKeeper keeper,
-      Runnable heldFaults) {
+      Runnable heldFaults,
+      ScheduledExecutorService worker) {
     this.heldFaults = heldFaults;
     this.key = key;
     this.keeper = keeper;
@@ -115,29 +118,44 @@ final class Snapshotter implements AutoCloseable {
     this.every = every;
     this.savedThrough = saved;
     this.seed = recovered;
-    this.worker =
-        Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("mesh-snapshotter").factory());
+    this.worker = worker;
     if (!interval.isZero()) {
       long ms = interval.toMillis();
       periodic = worker.scheduleWithFixedDelay(this::quietly, ms, ms, TimeUnit.MILLISECONDS);
     }
   }
 
-  /** After an append: queues a snapshot when {@code every} records were written since the last. */
+  /** The thread snapshots run on, one of the snapshotter's own: a daemon, so none holds the JVM. */
+  static ScheduledExecutorService ownWorker() {
+    return Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("mesh-snapshotter").factory());
+  }
+
+  /**
+   * After an append: queues a snapshot when {@code every} records were written since the last. A
+   * snapshot that could not be queued, whatever the worker threw (rejected once closing, no thread
+   * to be had), is not marked queued: the next append tries again.
+   */
   void maybe() {
     if (every > 0
         && tooLarge == null
         && journal.position().count() - savedThrough >= every
         && queued.compareAndSet(false, true)) {
+      boolean handedOver = false;
       try {
         worker.execute(
             () -> {
               queued.set(false);
               quietly();
             });
+        handedOver = true;
       } catch (java.util.concurrent.RejectedExecutionException closing) {
-        queued.set(false);
+        // The worker is shut down: the steward is closing, and its close writes the last one.
+      } finally {
+        if (!handedOver) {
+          // Left set, no snapshot was ever queued again until a restart.
+          queued.set(false);
+        }
       }
     }
   }

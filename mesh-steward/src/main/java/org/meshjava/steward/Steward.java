@@ -30,7 +30,9 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.FirstFailureWins;
 import org.meshjava.core.internal.MappedReadFault;
+import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
@@ -171,6 +173,10 @@ public final class Steward implements AutoCloseable {
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
   private final Runnable heldFaults;
+
+  /** How long a serve, or a replay ({@link #replay}), waits for its engine; zero for as long. */
+  private final Duration engineDeadline;
+
   private final @Nullable StewardListener listener;
 
   private Steward(
@@ -193,6 +199,7 @@ public final class Steward implements AutoCloseable {
             EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread, b.heldFaults),
             b.heldFaults);
     this.heldFaults = b.heldFaults;
+    this.engineDeadline = b.engineDeadline;
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -287,14 +294,16 @@ public final class Steward implements AutoCloseable {
    * Replays a serve this steward sealed on {@code backend}, one of its {@link #backends()}, held to
    * the receipt's backend by the name it was registered under ({@link #backendName}), as the serve
    * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
-   * ReplayInputs, ServingEngine, String)}). Meters, seals and journals nothing. Thread-safe as far
-   * as the engine is.
+   * ReplayInputs, ServingEngine, String)}). The re-serve is bounded by this steward's {@link
+   * Builder#engineDeadline}, as a serve is: an engine that has not returned by then is {@link
+   * ReplayVerdict.Reason#ENGINE_FAILED}. Meters, seals and journals nothing. Thread-safe as far as
+   * the engine is.
    *
    * @return exactly one verdict; never throws for a mismatch
    * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
    */
   public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
-    return Replayer.replay(serve, backend, backendName(backend));
+    return Replayer.replay(serve, backend, backendName(backend), engineDeadline);
   }
 
   /**
@@ -1187,24 +1196,27 @@ public final class Steward implements AutoCloseable {
     if (failed instanceof Error e) {
       throw e;
     }
+    if (failed != null) {
+      // A checked exception thrown where none is declared: close declares none, so it is carried
+      // in an unchecked one, never dropped.
+      throw new IllegalStateException(
+          "closing the steward failed: " + ThrowableWords.describe(failed), failed);
+    }
   }
 
   /**
    * Runs {@code part} of a close; returns {@code failed}, or what {@code part} threw if nothing
-   * failed before, suppressing it on the first failure otherwise.
+   * failed before, suppressing it on the first failure otherwise ({@link FirstFailureWins}).
+   * Whatever it throws is caught, a checked exception too: a journal's or a store's close written
+   * in another JVM language, or one that throws sneakily, otherwise skipped every later part (the
+   * claim, the lock) and left this journal refused to every later steward in this process.
    */
   private static @Nullable Throwable closePart(@Nullable Throwable failed, Runnable part) {
     try {
       part.run();
       return failed;
-    } catch (RuntimeException | Error e) {
-      if (failed == null) {
-        return e;
-      }
-      if (failed != e) {
-        failed.addSuppressed(e);
-      }
-      return failed;
+    } catch (Throwable e) {
+      return FirstFailureWins.keep(failed, e);
     }
   }
 
@@ -1257,6 +1269,8 @@ public final class Steward implements AutoCloseable {
     private Duration closeGrace = InFlightServes.DEFAULT_GRACE;
     private Duration engineDeadline = Duration.ZERO;
     private Runnable heldFaults = MappedReadFault::deliverPending;
+    private java.util.function.Supplier<java.util.concurrent.ScheduledExecutorService>
+        snapshotWorker = Snapshotter::ownWorker;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1480,6 +1494,16 @@ public final class Steward implements AutoCloseable {
      */
     Builder heldFaults(Runnable v) {
       heldFaults = Objects.requireNonNull(v, "heldFaults");
+      return this;
+    }
+
+    /**
+     * Where the snapshotter runs its snapshots: its own daemon thread by default. Tests stand in an
+     * executor whose {@code execute} throws, as a real one does only when no thread can be made.
+     */
+    Builder snapshotWorker(
+        java.util.function.Supplier<java.util.concurrent.ScheduledExecutorService> v) {
+      snapshotWorker = Objects.requireNonNull(v, "snapshotWorker");
       return this;
     }
 
@@ -1813,7 +1837,8 @@ public final class Steward implements AutoCloseable {
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
                     rec.fromSnapshot(),
                     keeper,
-                    heldFaults));
+                    heldFaults,
+                    snapshotWorker.get()));
       }
       // Discovered last, once nothing else can refuse the build: a probe burns a core.
       MeterLease lease =

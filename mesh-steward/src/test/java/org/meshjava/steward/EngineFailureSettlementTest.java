@@ -175,21 +175,28 @@ class EngineFailureSettlementTest {
   }
 
   /**
-   * The refusal says what the engine reported, or that it reported nothing: an exception without a
-   * message is still an {@code ENGINE_FAILED} refusal, never a crash of the serve.
+   * The refusal says what the engine reported, or, where it reported nothing, which class it threw:
+   * an exception without a message is still an {@code ENGINE_FAILED} refusal, never a crash of the
+   * serve. Regression: a message-less {@code NullPointerException} or {@code StackOverflowError}
+   * was refused "it gave no reason", leaving its operator nothing to look for.
    */
   @Test
-  void engineFailure_isRefusedWithTheEnginesReason_orThatItGaveNone() throws Exception {
+  void engineFailure_isRefusedWithTheEnginesReason_orTheClassItThrew() throws Exception {
     List<Supplier<Throwable>> failures =
         List.of(
             () -> new EngineException("the backend gave up"),
             () -> new IllegalStateException(),
-            () -> new IllegalStateException("  "));
+            () -> new IllegalStateException("  "),
+            () -> new NullPointerException());
     List<String> messages =
         List.of(
             "ENGINE_FAILED: backend ref failed: the backend gave up",
-            "ENGINE_FAILED: backend ref failed: it gave no reason",
-            "ENGINE_FAILED: backend ref failed: it gave no reason");
+            "ENGINE_FAILED: backend ref failed: it threw java.lang.IllegalStateException, and it gave"
+                + " no reason",
+            "ENGINE_FAILED: backend ref failed: it threw java.lang.IllegalStateException, and it gave"
+                + " no reason",
+            "ENGINE_FAILED: backend ref failed: it threw java.lang.NullPointerException, and it gave"
+                + " no reason");
     for (int i = 0; i < failures.size(); i++) {
       GrantChain chain = f.chain(BUDGET);
       try (Steward s =

@@ -69,7 +69,8 @@ class EngineThrowsOddlyTest {
               }
             });
 
-    assertThat(t.getMessage()).endsWith(" failed: it gave no reason");
+    assertThat(t.getMessage())
+        .endsWith(" failed: it threw " + Unsayable.class.getName() + ", and it gave no reason");
   }
 
   /**

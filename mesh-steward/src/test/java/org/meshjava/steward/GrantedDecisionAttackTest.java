@@ -145,7 +145,7 @@ class GrantedDecisionAttackTest {
             "probability 0 must be finite and in [0, 1], got NaN",
             "probability 0 must be finite and in [0, 1], got -0.5",
             "its own state",
-            "it gave no reason",
+            "it threw java.lang.StackOverflowError, and it gave no reason",
             "its own assertion");
     for (int i = 0; i < throwing.size(); i++) {
       GrantChain chain = f.chain(BUDGET);

@@ -267,7 +267,7 @@ class HeldEngineFaultTest {
         .contains("(" + fault.getMessage() + ")")
         .doesNotContain("gave no reason");
     assertThat(Metering.why(new EngineException(null, new RuntimeException("other"))))
-        .isEqualTo("it gave no reason");
+        .isEqualTo("it threw " + EngineException.class.getName() + ", and it gave no reason");
   }
 
   /**

@@ -106,6 +106,36 @@ class ReplayOnABrokenEngineTest {
     }
   }
 
+  /**
+   * Regression: a re-serve that threw with a blank message was "failed to re-serve: " and nothing
+   * more; one that returned no result was described in the JVM's words about a null dereference
+   * inside the replayer. Both say what happened, as a serve's refusal does.
+   */
+  @Test
+  void aReServeThatSaysNothing_orReturnsNothing_isTheEngineFailedVerdict_inWords()
+      throws Exception {
+    ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
+    assertEngineFailed(
+        s,
+        new Breaks("serve", new IllegalStateException(" ")),
+        "failed to re-serve: it threw java.lang.IllegalStateException, and it gave no reason");
+    ForwardingEngine returnsNothing =
+        new ForwardingEngine(ReplayTest.honest()) {
+          @Override
+          @SuppressWarnings("NullAway") // the engine under test breaks its contract
+          public EngineResult serve(ServeRequest request, TokenSequence payload) {
+            return null;
+          }
+        };
+    assertThat(ReplayTest.replay(s, returnsNothing, Optional.empty()))
+        .isInstanceOfSatisfying(
+            ReplayVerdict.NotReplayable.class,
+            n -> {
+              assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+              assertThat(n.detail()).endsWith("failed to re-serve: it returned no result (null)");
+            });
+  }
+
   /** An assertion in the engine's code is the engine failing, too. */
   @Test
   void anEngineAccessorThatThrowsAnAssertionError_isTheEngineFailedVerdict() throws Exception {

@@ -257,6 +257,40 @@ class StewardCloseTest {
     assertThat(closeTook.get()).isLessThan(Duration.ofSeconds(20));
   }
 
+  /**
+   * Regression: a journal whose close threw a checked exception (sneakily, as code in another JVM
+   * language may) skipped every later part of the steward's close: the journal's claim was never
+   * let go, so no later steward in this process could open it. Every part runs; the checked
+   * exception is thrown after, carried in an unchecked one.
+   */
+  @Test
+  void close_whoseJournalCloseThrowsACheckedException_stillLetsTheJournalGo() throws Exception {
+    java.io.IOException closeFailed = new java.io.IOException("the journal's close failed");
+    Journal failsToClose =
+        new ForwardingJournal(FileJournal.open(journal())) {
+          @Override
+          public void close() {
+            super.close();
+            StewardCloseTest.<RuntimeException>sneakyThrow(closeFailed);
+          }
+        };
+    Steward s = f.steward(failsToClose).build();
+
+    assertThatThrownBy(s::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("the journal's close failed")
+        .cause()
+        .isSameAs(closeFailed);
+    try (Steward again = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(again.unresolved()).isEmpty();
+    }
+  }
+
+  @SuppressWarnings("unchecked") // the point: a checked exception thrown where none is declared
+  private static <T extends Throwable> void sneakyThrow(Throwable t) throws T {
+    throw (T) t;
+  }
+
   /** A steward discovering {@code powercap}'s counter, over a journal whose close throws. */
   private static Steward withJournalFailingToClose(
       FakePowercap powercap, RuntimeException closeFailed) {
