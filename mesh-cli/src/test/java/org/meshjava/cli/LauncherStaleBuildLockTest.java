@@ -86,22 +86,17 @@ class LauncherStaleBuildLockTest {
         "exec '" + realCat + "' \"$@\"");
     List<Process> waiters = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      ProcessBuilder pb =
-          new ProcessBuilder("bash", root.resolve("mesh").toString(), "--version")
-              .directory(root.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(root.resolve("out-" + i + ".txt").toFile());
-      pb.environment().clear();
-      pb.environment()
-          .putAll(
-              LauncherCopy.environment(
-                  System.getenv(),
-                  Map.of(
-                      "JAVA_HOME",
-                      System.getProperty("java.home"),
-                      "PATH",
-                      bin + ":" + System.getenv("PATH"))));
-      waiters.add(pb.start());
+      waiters.add(
+          LauncherCopy.start(
+              "bash",
+              root,
+              root.resolve("out-" + i + ".txt"),
+              Map.of(
+                  "JAVA_HOME",
+                  System.getProperty("java.home"),
+                  "PATH",
+                  bin + ":" + System.getenv("PATH")),
+              "--version"));
     }
     for (Process p : waiters) {
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();

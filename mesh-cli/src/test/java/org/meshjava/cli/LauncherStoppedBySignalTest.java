@@ -50,18 +50,14 @@ class LauncherStoppedBySignalTest {
       assertThat(p.toFile().setExecutable(true)).isTrue();
     }
     Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), root.resolve("mesh"));
-    ProcessBuilder pb =
-        new ProcessBuilder("bash", root.resolve("mesh").toString(), "key", "show")
-            .directory(root.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(root.resolve("out.txt").toFile());
-    pb.environment().clear();
-    pb.environment()
-        .putAll(
-            LauncherCopy.environment(
-                System.getenv(),
-                Map.of("JAVA_HOME", root.resolve("jdk").toString(), "MESH_NO_BUILD", "1")));
-    Process launcher = pb.start();
+    Process launcher =
+        LauncherCopy.start(
+            "bash",
+            root,
+            root.resolve("out.txt"),
+            Map.of("JAVA_HOME", root.resolve("jdk").toString(), "MESH_NO_BUILD", "1"),
+            "key",
+            "show");
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (!Files.exists(pidFile)) {
