@@ -144,21 +144,39 @@ final class UserFile {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
     byte[] bytes;
-    try (java.io.InputStream in = path.open()) {
-      bytes = in.readNBytes(MAX_TEXT_BYTES + 1);
+    try {
+      // A regular file's size is known before reading: a larger one was read up to the bound
+      // (64 MiB held in memory, and as long to read from a slow disk) only to be refused.
+      if (path instanceof InputFile.Named named && Files.isRegularFile(named.path())) {
+        long size = Files.size(named.path());
+        if (size > MAX_TEXT_BYTES) {
+          throw tooLarge(path, what, ": it holds " + size + " bytes");
+        }
+      }
+      // Still bounded: the file may grow after its size was read, and a FIFO or stdin has none.
+      try (java.io.InputStream in = path.open()) {
+        bytes = in.readNBytes(MAX_TEXT_BYTES + 1);
+      }
     } catch (IOException e) {
       throw new CliException("cannot read " + what + " " + path + ": " + reason(e), e);
     }
     if (bytes.length > MAX_TEXT_BYTES) {
-      throw new CliException(
-          what
-              + " "
-              + path
-              + " is larger than "
-              + MAX_TEXT_BYTES
-              + " bytes; is it the right file?");
+      throw tooLarge(path, what, "");
     }
     return bytes;
+  }
+
+  /** The refusal of a file larger than {@link #MAX_TEXT_BYTES}; {@code held} says by how much. */
+  private static CliException tooLarge(InputFile path, String what, String held) {
+    return new CliException(
+        what
+            + " "
+            + path
+            + " is larger than "
+            + MAX_TEXT_BYTES
+            + " bytes (64 MiB)"
+            + held
+            + "; is it the right file?");
   }
 
   /**

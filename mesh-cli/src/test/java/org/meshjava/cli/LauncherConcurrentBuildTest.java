@@ -52,17 +52,13 @@ class LauncherConcurrentBuildTest {
     Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
     List<Process> commands = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      ProcessBuilder pb =
-          new ProcessBuilder("bash", root.resolve("mesh").toString(), "--version")
-              .directory(root.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(root.resolve("out-" + i + ".txt").toFile());
-      Map<String, String> env =
-          LauncherCopy.environment(
-              System.getenv(), Map.of("JAVA_HOME", System.getProperty("java.home")));
-      pb.environment().clear();
-      pb.environment().putAll(env);
-      commands.add(pb.start());
+      commands.add(
+          LauncherCopy.start(
+              "bash",
+              root,
+              root.resolve("out-" + i + ".txt"),
+              Map.of("JAVA_HOME", System.getProperty("java.home")),
+              "--version"));
     }
     for (Process p : commands) {
       assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the launcher ends").isTrue();

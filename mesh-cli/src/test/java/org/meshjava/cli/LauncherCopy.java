@@ -137,6 +137,26 @@ final class LauncherCopy {
   }
 
   /**
+   * Starts {@code shell} on the launcher already in {@code root} ({@code mesh args}) from {@code
+   * root}, its output (stdout and stderr together) into {@code out}, with {@code env} over this
+   * process's environment, and returns at once: for a test that acts on the launcher while it runs.
+   */
+  static Process start(String shell, Path root, Path out, Map<String, String> env, String... args)
+      throws IOException {
+    List<String> command =
+        new java.util.ArrayList<>(List.of(shell, root.resolve("mesh").toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(environment(System.getenv(), env));
+    return pb.start();
+  }
+
+  /**
    * The arguments the launcher in {@code root} starts {@code java} with for {@code mesh args}, with
    * {@code env}: run against a stand-in JDK 25 in {@code root/jdk} whose {@code java} writes them
    * down, and without building ({@code MESH_NO_BUILD}).

@@ -27,9 +27,17 @@ class LauncherJdkChoiceTest {
    * root/started-by}, or, where {@code runs} is false, is not executable (a broken install).
    */
   private Path jdk(Path home, String version, boolean runs) throws IOException {
+    return jdk(home, version, runs, "");
+  }
+
+  /** As {@link #jdk(Path, String, boolean)}, its release file saying {@code releaseLines} too. */
+  private Path jdk(Path home, String version, boolean runs, String releaseLines)
+      throws IOException {
     Files.createDirectories(home.resolve("bin"));
     Files.writeString(
-        home.resolve("release"), "JAVA_VERSION=\"" + version + "\"\n", StandardCharsets.UTF_8);
+        home.resolve("release"),
+        "JAVA_VERSION=\"" + version + "\"\n" + releaseLines,
+        StandardCharsets.UTF_8);
     for (String tool : List.of("java", "javac")) {
       Path p = home.resolve("bin").resolve(tool);
       Files.writeString(
@@ -45,7 +53,8 @@ class LauncherJdkChoiceTest {
   private String startedBy(@Nullable String javaHome) throws Exception {
     Path bin = root.resolve("bin");
     if (!Files.exists(bin)) {
-      LauncherCopy.binOf(root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find");
+      LauncherCopy.binOf(
+          root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find", "uname");
     }
     Map<String, String> inherited = new HashMap<>(System.getenv());
     inherited.remove("JAVA_HOME");
@@ -82,6 +91,32 @@ class LauncherJdkChoiceTest {
     jdk(root.resolve("jvm/temurin-25-jdk-amd64"), "25.0.3", false);
 
     assertThat(startedBy(null)).isEqualTo(runs.toString());
+  }
+
+  /**
+   * Regression: a JDK 25 built for another architecture (its {@code java} executable, but for
+   * another machine) was chosen, its version read from its release file without running it, and
+   * every command failed. Its release file's {@code OS_ARCH} now passes it over for one built for
+   * this machine, though it is the newer update; {@code amd64} and {@code arm64} count as {@code
+   * x86_64} and {@code aarch64}.
+   */
+  @Test
+  void aJdk25ForAnotherArchitecture_isPassedOver() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    boolean x86 = List.of("amd64", "x86_64").contains(System.getProperty("os.arch"));
+    Path here =
+        jdk(
+            root.resolve("jvm/java-25-openjdk"),
+            "25.0.1",
+            true,
+            "OS_ARCH=\"" + (x86 ? "amd64" : "arm64") + "\"\n");
+    jdk(
+        root.resolve("jvm/temurin-25-jdk"),
+        "25.0.10",
+        true,
+        "OS_ARCH=\"" + (x86 ? "aarch64" : "x86_64") + "\"\n");
+
+    assertThat(startedBy(null)).isEqualTo(here.toString());
   }
 
   /**

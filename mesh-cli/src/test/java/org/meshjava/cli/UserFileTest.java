@@ -107,7 +107,9 @@ class UserFileTest {
     }
     assertThatThrownBy(() -> UserFile.readText(big, "key file"))
         .isInstanceOf(CliException.class)
-        .hasMessageContaining("key file " + big + " is larger than " + UserFile.MAX_TEXT_BYTES);
+        .hasMessageContaining("key file " + big + " is larger than " + UserFile.MAX_TEXT_BYTES)
+        // Its size, read before any byte: the refusal no longer reads 64 MiB first.
+        .hasMessageContaining("64 MiB): it holds " + (UserFile.MAX_TEXT_BYTES + 1L) + " bytes;");
     Path small = dir.resolve("small.key");
     Files.write(small, "ab\n".getBytes(StandardCharsets.UTF_8));
     assertThat(UserFile.readText(small, "key file")).isEqualTo("ab\n");

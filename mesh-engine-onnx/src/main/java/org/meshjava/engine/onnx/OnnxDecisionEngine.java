@@ -81,9 +81,11 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
   private final long sep;
   private final long vocabulary;
   private final boolean deterministic;
+  private final ExitHold hold;
 
-  private OnnxDecisionEngine(Builder b, OnnxModel model) throws OnnxEngineException {
+  private OnnxDecisionEngine(Builder b, OnnxModel model, ExitHold hold) throws OnnxEngineException {
     super(b.descriptor(), b.concurrency());
+    this.hold = hold;
     this.temperature = b.temperature;
     this.model = model;
     try {
@@ -107,6 +109,7 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
     this.vocabulary = VocabularySize.of(model.tokenizerJson());
     try {
       this.env = OrtEnvironment.getEnvironment();
+      OrtEnvironmentPin.pin();
       OrtLibraryDirectory.removeOnceLoaded();
       OrtSession.SessionOptions options = new OrtSession.SessionOptions();
       options.setIntraOpNumThreads(1);
@@ -396,12 +399,19 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
   /** Releases the ONNX session and the tokenizer. The engine must not be used afterwards. */
   @Override
   public void close() {
+    // Not where the process is stopping: its exit could overtake the native release as it did a
+    // build (see ExitHold), and the process's end frees the session anyway.
+    if (!hold.hold()) {
+      return;
+    }
     try {
       session.close();
     } catch (OrtException e) {
       // Closing a session can only fail if the native handle is already gone; nothing to do.
+    } finally {
+      tokenizer.close();
+      hold.release();
     }
-    tokenizer.close();
   }
 
   @Override
@@ -467,7 +477,40 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
      * @throws OnnxEngineException with {@code MODEL_UNREADABLE} if the model cannot be loaded
      */
     public OnnxDecisionEngine build() throws OnnxEngineException {
-      return new OnnxDecisionEngine(this, model != null ? model : OnnxModel.miniLm());
+      return build(ExitHold.JVM);
+    }
+
+    /**
+     * {@link #build()} with the process's exit held off by {@code hold} while it runs (see {@link
+     * ExitHold}); a seam for tests.
+     */
+    OnnxDecisionEngine build(ExitHold hold) throws OnnxEngineException {
+      return build(
+          hold,
+          () -> new OnnxDecisionEngine(this, model != null ? model : OnnxModel.miniLm(), hold));
+    }
+
+    /** What a build runs under its hold: the native loads; a seam for tests. */
+    @FunctionalInterface
+    interface Loading {
+      OnnxDecisionEngine load() throws OnnxEngineException;
+    }
+
+    /** {@link #build(ExitHold)} running {@code loading}. */
+    static OnnxDecisionEngine build(ExitHold hold, Loading loading) throws OnnxEngineException {
+      hold.building();
+      try {
+        return loading.load();
+      } catch (OnnxEngineException | RuntimeException e) {
+        if (hold.stopping()) {
+          // ONNX Runtime's loader, refused its deletions on exit, may have left its libraries.
+          OrtLibraryDirectory.find().ifPresent(OrtLibraryDirectory::remove);
+          throw ExitHold.stopped(e);
+        }
+        throw e;
+      } finally {
+        hold.release();
+      }
     }
   }
 }

@@ -30,7 +30,12 @@ public final class OnnxEngineException extends EngineException {
     /** An input the model would read is longer than its position table. */
     INPUT_TOO_LONG,
     /** ONNX Runtime failed during the forward pass. */
-    INFERENCE_FAILED
+    INFERENCE_FAILED,
+    /**
+     * The process began to stop (a signal) before or while the engine was built: nothing was built,
+     * and the failure, if any, was the stop's, not the model's.
+     */
+    STOPPING
   }
 
   private final Reason reason;
