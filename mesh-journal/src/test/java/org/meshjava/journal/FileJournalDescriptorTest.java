@@ -9,9 +9,12 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.ShortLockRetries;
 
 /**
  * Opening and closing a journal, successfully or not, leaves no file descriptor behind: a steward
@@ -28,6 +31,20 @@ class FileJournalDescriptorTest {
   @BeforeEach
   void procIsThere() {
     assumeTrue(Files.isDirectory(FDS), "no /proc/self/fd on this platform");
+  }
+
+  /**
+   * Each refused open waits out the lock's retries (about 31 ms); 64 of them cost seconds, and a
+   * retry's pause changes nothing this counts.
+   */
+  @BeforeAll
+  static void shortRetries() {
+    ShortLockRetries.start();
+  }
+
+  @AfterAll
+  static void productRetries() {
+    ShortLockRetries.end();
   }
 
   static long openDescriptors() throws IOException {

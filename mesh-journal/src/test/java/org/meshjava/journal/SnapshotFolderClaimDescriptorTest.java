@@ -7,9 +7,12 @@ import static org.meshjava.journal.FileJournalDescriptorTest.assertNoLeak;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.ShortLockRetries;
 
 /**
  * A snapshot folder's claim keeps one descriptor on its lock file while it holds it, and none
@@ -23,6 +26,20 @@ class SnapshotFolderClaimDescriptorTest {
   @BeforeEach
   void procIsThere() {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "no /proc/self/fd on this platform");
+  }
+
+  /**
+   * Each refused open waits out the lock's retries (about 31 ms); 64 of them cost seconds, and a
+   * retry's pause changes nothing this counts.
+   */
+  @BeforeAll
+  static void shortRetries() {
+    ShortLockRetries.start();
+  }
+
+  @AfterAll
+  static void productRetries() {
+    ShortLockRetries.end();
   }
 
   @Test
