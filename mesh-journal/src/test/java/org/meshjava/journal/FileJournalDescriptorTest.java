@@ -9,10 +9,9 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.internal.ShortLockRetries;
 
@@ -22,6 +21,8 @@ import org.meshjava.journal.internal.ShortLockRetries;
  * {@code /proc/self/fd} over many cycles, so one descriptor leaked per cycle shows above whatever
  * else the JVM opens meanwhile; skipped where there is no {@code /proc} (CI runs on Linux).
  */
+// Each refused open waits out the lock's retries (about 31 ms); a pause changes nothing counted.
+@ExtendWith(ShortLockRetries.class)
 class FileJournalDescriptorTest {
   private static final Path FDS = Path.of("/proc/self/fd");
   private static final int CYCLES = 64;
@@ -31,20 +32,6 @@ class FileJournalDescriptorTest {
   @BeforeEach
   void procIsThere() {
     assumeTrue(Files.isDirectory(FDS), "no /proc/self/fd on this platform");
-  }
-
-  /**
-   * Each refused open waits out the lock's retries (about 31 ms); 64 of them cost seconds, and a
-   * retry's pause changes nothing this counts.
-   */
-  @BeforeAll
-  static void shortRetries() {
-    ShortLockRetries.start();
-  }
-
-  @AfterAll
-  static void productRetries() {
-    ShortLockRetries.end();
   }
 
   static long openDescriptors() throws IOException {

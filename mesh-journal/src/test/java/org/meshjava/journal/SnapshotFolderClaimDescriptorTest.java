@@ -7,10 +7,9 @@ import static org.meshjava.journal.FileJournalDescriptorTest.assertNoLeak;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.internal.ShortLockRetries;
 
@@ -20,26 +19,14 @@ import org.meshjava.journal.internal.ShortLockRetries;
  * refused because another process holds the folder. A steward restarted or refused for months must
  * not run out of descriptors. Counted as {@link FileJournalDescriptorTest} counts them.
  */
+// Each refused open waits out the lock's retries (about 31 ms); a pause changes nothing counted.
+@ExtendWith(ShortLockRetries.class)
 class SnapshotFolderClaimDescriptorTest {
   @TempDir Path tmp;
 
   @BeforeEach
   void procIsThere() {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "no /proc/self/fd on this platform");
-  }
-
-  /**
-   * Each refused open waits out the lock's retries (about 31 ms); 64 of them cost seconds, and a
-   * retry's pause changes nothing this counts.
-   */
-  @BeforeAll
-  static void shortRetries() {
-    ShortLockRetries.start();
-  }
-
-  @AfterAll
-  static void productRetries() {
-    ShortLockRetries.end();
   }
 
   @Test
