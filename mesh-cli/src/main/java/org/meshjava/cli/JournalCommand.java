@@ -40,10 +40,13 @@ import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.journal.internal.GrantSuspension;
+import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.LockHolder;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordCodec;
@@ -935,31 +938,63 @@ final class JournalCommand extends CommandGroup {
      */
     private static Optional<DidKey> liveFileCheckpointOrigin(Path path, long first)
         throws JournalException, CliException {
+      try {
+        // As every reader of a live file: on a journal I/O thread, through the holder's channel
+        // where this process holds the journal (an embedder running this command, a test). A
+        // descriptor of its own, closed here, would let the holder's OS lock go (POSIX record
+        // locks are the process's, released by any close), and an interrupt of the caller's thread
+        // during a read would close it just the same (see JournalIo).
+        return JournalIo.call(
+            () -> {
+              try {
+                Optional<Optional<DidKey>> held =
+                    HeldJournals.read(
+                        path,
+                        HeldJournals.identity(path.toRealPath()),
+                        ch -> checkpointOrigin(ch, first, path));
+                if (held.isPresent()) {
+                  return held.get();
+                }
+                // Closed keeping locks: a journal held here swapped in under the name since.
+                try (HeldJournals.ReadChannel read = LockHolder.openToRead(path)) {
+                  return checkpointOrigin(read.channel(), first, path);
+                }
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+      } catch (UncheckedIOException e) {
+        IOException cause = java.util.Objects.requireNonNull(e.getCause());
+        throw new CliException(path + ": cannot read: " + cause.getMessage(), cause);
+      }
+    }
+
+    /**
+     * {@link #liveFileCheckpointOrigin} of the live file on {@code ch}, read with positional reads
+     * only (the channel may be a holder's: its position and lock are left alone).
+     */
+    private static Optional<DidKey> checkpointOrigin(FileChannel ch, long first, Path path)
+        throws IOException, JournalException {
       RecordCodec codec = new RecordCodec();
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path)) {
-        LineReader lines = new LineReader(ch, 0, ch.size());
-        long seq = first;
-        for (byte[] line = lines.next(); line != null; line = lines.next(), seq++) {
-          if (line.length == 0) {
-            // Counted as a record, it put every later record number in a message one too high;
-            // no append writes one, so it is refused here in the words every reader uses.
-            throw org.meshjava.journal.internal.EmptyLine.refused(
-                path, lines.offset() - 1, seq - 1);
-          }
-          // Canonical record lines name their type in these words; only those lines are decoded.
-          if (!new String(line, java.nio.charset.StandardCharsets.UTF_8)
-              .contains("\"type\":\"Checkpoint\"")) {
-            continue;
-          }
-          JournalRecord r = codec.decode(line, seq);
-          if (r.entry() instanceof JournalEntry.Checkpoint c) {
-            DidKey origin = originOf(c, r);
-            LogReplay.checkSeal(r, c, Checkpoint.logKey(origin).key());
-            return Optional.of(origin);
-          }
+      LineReader lines = new LineReader(ch, 0, ch.size());
+      long seq = first;
+      for (byte[] line = lines.next(); line != null; line = lines.next(), seq++) {
+        if (line.length == 0) {
+          // Counted as a record, it put every later record number in a message one too high;
+          // no append writes one, so it is refused here in the words every reader uses.
+          throw org.meshjava.journal.internal.EmptyLine.refused(path, lines.offset() - 1, seq - 1);
         }
-      } catch (java.io.IOException e) {
-        throw new CliException(path + ": cannot read: " + e.getMessage(), e);
+        // Canonical record lines name their type in these words; only those lines are decoded.
+        if (!new String(line, java.nio.charset.StandardCharsets.UTF_8)
+            .contains("\"type\":\"Checkpoint\"")) {
+          continue;
+        }
+        JournalRecord r = codec.decode(line, seq);
+        if (r.entry() instanceof JournalEntry.Checkpoint c) {
+          DidKey origin = originOf(c, r);
+          LogReplay.checkSeal(r, c, Checkpoint.logKey(origin).key());
+          return Optional.of(origin);
+        }
       }
       return Optional.empty();
     }

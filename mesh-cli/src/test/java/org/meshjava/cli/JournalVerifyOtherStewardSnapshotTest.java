@@ -3,12 +3,19 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.FileJournalTamperingTest.History;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.testing.ChildJava;
 
 /**
  * A journal whose latest snapshot was replaced by another steward's (a snapshot folder shared or
@@ -60,6 +67,12 @@ class JournalVerifyOtherStewardSnapshotTest {
    * 11 ...; it is not in this journal's history", POSITION_MISMATCH), while a start, which knows
    * its key, refused the snapshot as OTHER_STEWARD. The live file's checkpoints now name the
    * steward.
+   *
+   * <p>Regression too: those checkpoints were read through a descriptor of verify's own, opened and
+   * closed on the caller's thread; run in the JVM that holds the journal (an embedder, a test), the
+   * close let the holder's OS lock go (POSIX record locks are the process's, released by any
+   * close), and another process then opened the journal as a second writer. Only a second process
+   * shows whether the lock is still held.
    */
   @Test
   void verify_ofAnArchivedJournalWithoutSegments_whoseLatestSnapshotIsAnotherStewards_namesIt()
@@ -70,5 +83,45 @@ class JournalVerifyOtherStewardSnapshotTest {
     assertOtherStewardNamed(h);
     Run verify = mesh("journal", "verify", h.journal.toString());
     assertThat(verify.err()).contains("the live file's checkpoints name");
+    try (FileJournal held = FileJournal.open(h.journal)) {
+      Run inHolder = mesh("journal", "verify", h.journal.toString());
+      assertThat(inHolder.err()).as(inHolder.err()).contains("the live file's checkpoints name");
+      assertThat(openInAnotherProcess(h.journal))
+          .as("another process opening the journal this one holds")
+          .isEqualTo("LOCKED");
+    }
+  }
+
+  /** What {@link Opener} answers, run in a JVM of its own on {@code journal}. */
+  private static String openInAnotherProcess(Path journal) throws Exception {
+    Process other =
+        new ProcessBuilder(ChildJava.command(ChildJava.QUICK, Opener.class, journal.toString()))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try (BufferedReader answer =
+        new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8))) {
+      return java.util.Objects.requireNonNullElse(answer.readLine(), "(no answer)");
+    } finally {
+      if (!other.waitFor(10, TimeUnit.SECONDS)) {
+        other.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * The other process: opens the journal its argument names and closes it at once, printing {@code
+   * OPEN}, {@code LOCKED}, or {@code REFUSED} and the reason.
+   */
+  public static final class Opener {
+    private Opener() {}
+
+    public static void main(String[] args) {
+      try (FileJournal j = FileJournal.open(Path.of(args[0]))) {
+        System.out.println(j.locked() ? "OPEN" : "REFUSED not locked");
+      } catch (JournalException e) {
+        System.out.println(
+            e.reason() == JournalException.Reason.LOCKED ? "LOCKED" : "REFUSED " + e.reason());
+      }
+    }
   }
 }

@@ -1537,8 +1537,8 @@ public final class FileJournal implements Journal {
    * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO},
    *     {@code CORRUPT} for a line longer than any record, or what {@code read} throws
    */
-  static Optional<JournalFile.End> readHeld(
-      Path path, Object identity, HeldJournals.ChannelRead read) throws JournalException {
+  static <T> Optional<T> readHeld(Path path, Object identity, HeldJournals.ChannelRead<T> read)
+      throws JournalException {
     AtomicReference<FileJournal> held = HELD.get(identity);
     if (held == null) {
       requireNotAClaimedLockFile("cannot read", path, identity);

@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.ShortLockRetries;
 
 /**
  * Opening and closing a journal, successfully or not, leaves no file descriptor behind: a steward
@@ -19,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /proc/self/fd} over many cycles, so one descriptor leaked per cycle shows above whatever
  * else the JVM opens meanwhile; skipped where there is no {@code /proc} (CI runs on Linux).
  */
+// Each refused open waits out the lock's retries (about 31 ms); a pause changes nothing counted.
+@ExtendWith(ShortLockRetries.class)
 class FileJournalDescriptorTest {
   private static final Path FDS = Path.of("/proc/self/fd");
   private static final int CYCLES = 64;

@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.ShortLockRetries;
 
 /**
  * A snapshot folder's claim keeps one descriptor on its lock file while it holds it, and none
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * refused because another process holds the folder. A steward restarted or refused for months must
  * not run out of descriptors. Counted as {@link FileJournalDescriptorTest} counts them.
  */
+// Each refused open waits out the lock's retries (about 31 ms); a pause changes nothing counted.
+@ExtendWith(ShortLockRetries.class)
 class SnapshotFolderClaimDescriptorTest {
   @TempDir Path tmp;
 

@@ -44,7 +44,10 @@ import org.tukaani.xz.XZInputStream;
  * <p><b>Restarts.</b> {@link #stop()} and {@link #start()} stop the server (a fast shutdown, which
  * ends every session as a server going down does) and start it again on the same port and data
  * directory, so a test can restart the database under an open journal; the wrapper takes them as
- * lines on the same pipe, and removes the data only when the pipe closes.
+ * lines on the same pipe, and removes the data only when the pipe closes. Each is refused where it
+ * would do nothing (a {@code start()} of a running server, a {@code stop()} of a stopped one): a
+ * test doing either has lost track of the server. A {@code start()} that fails (its port taken
+ * meanwhile) leaves the server stopped, and may be tried again.
  *
  * <p>This never skips: a server that cannot start throws, so a test depending on it fails.
  * Thread-safe.
@@ -64,17 +67,25 @@ public final class PostgresTestServer implements AutoCloseable {
   private final Path log;
 
   /**
+   * Where the wrapper writes the process id of each postmaster it starts: one that has exited (a
+   * port taken, a data directory refused) fails the start at once, not after the start timeout.
+   */
+  private final Path pidFile;
+
+  /**
    * Whether the server is up, as {@link #stop()} and {@link #start()} last left it: a second
    * postmaster started beside a running one is refused by the data directory's lock and exits, but
-   * the wrapper then tracks that one, so the running server is never stopped again.
+   * the wrapper then tracks that one, so the running server is never stopped again. Set only once a
+   * start has succeeded.
    */
   private boolean running = true;
 
-  private PostgresTestServer(Path data, Process process, int port, Path log) {
+  private PostgresTestServer(Path data, Process process, int port, Path log, Path pidFile) {
     this.data = data;
     this.process = process;
     this.port = port;
     this.log = log;
+    this.pidFile = pidFile;
   }
 
   /**
@@ -108,6 +119,7 @@ public final class PostgresTestServer implements AutoCloseable {
       for (int attempt = 0; attempt < 5; attempt++) {
         Path data = Files.createTempDirectory("mesh-pg-data");
         Path log = Files.createTempFile("mesh-pg", ".log");
+        Path pidFile = log.resolveSibling(log.getFileName() + ".pid");
         List<String> as = new ArrayList<>();
         if (root) {
           // The data directory must belong to the account the server runs as, mode 0700.
@@ -161,24 +173,25 @@ public final class PostgresTestServer implements AutoCloseable {
             List.of(
                 "sh",
                 "-c",
-                "\"$@\" </dev/null & pid=$!;"
+                "\"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";"
                     // stop and start, one a line, until the pipe closes.
                     + " while read -r cmd; do case $cmd in"
                     + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
-                    + " start) \"$@\" </dev/null & pid=$!;;"
+                    + " start) \"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";;"
                     + " esac; done;"
                     + " kill -INT $pid 2>/dev/null;"
-                    + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\"",
+                    + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\" \"$MESH_PG_PID\"",
                 "sh"));
         wrapped.addAll(postgres);
         ProcessBuilder pb = new ProcessBuilder(wrapped);
         pb.environment().put("MESH_PG_DATA", data.toString());
         pb.environment().put("MESH_PG_LOG", log.toString());
+        pb.environment().put("MESH_PG_PID", pidFile.toString());
         Process p =
             pb.redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        PostgresTestServer server = new PostgresTestServer(data, p, port, log);
+        PostgresTestServer server = new PostgresTestServer(data, p, port, log, pidFile);
         try {
           server.awaitReady();
           return server;
@@ -197,7 +210,7 @@ public final class PostgresTestServer implements AutoCloseable {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     SQLException last = null;
     while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
+      if (!process.isAlive() || postmasterExited()) {
         throw new IllegalStateException("the PostgreSQL test server exited:\n" + logTail());
       }
       try (Connection c = connect("postgres")) {
@@ -224,15 +237,51 @@ public final class PostgresTestServer implements AutoCloseable {
   }
 
   /**
+   * Whether the postmaster the wrapper last started has exited: its process is gone, or a zombie
+   * the wrapper has not reaped yet (it reaps only on {@code stop}). False while the wrapper has not
+   * named it yet.
+   */
+  private boolean postmasterExited() {
+    String pid;
+    try {
+      pid = Files.readString(pidFile, StandardCharsets.US_ASCII).strip();
+    } catch (IOException notYet) {
+      return false;
+    }
+    if (pid.isEmpty()) {
+      return false; // being written
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc", pid, "stat"), StandardCharsets.US_ASCII);
+      // "pid (comm) S ...": the state follows the last ')', as a command may hold one.
+      String state = stat.substring(stat.lastIndexOf(')') + 1).strip();
+      return state.startsWith("Z") || state.startsWith("X");
+    } catch (IOException gone) {
+      return true;
+    }
+  }
+
+  /**
    * Stops the server with a fast shutdown (every session ended, as when a database goes down),
    * keeping its data directory and port for {@link #start()}; returns once it has exited.
    *
-   * @throws IllegalStateException if it does not exit within the start timeout
+   * @throws IllegalStateException if it does not exit within the start timeout, or if it is stopped
+   *     already (a test stopping it twice has lost track of it)
    */
   public synchronized void stop() {
+    if (!running) {
+      throw new IllegalStateException(
+          "the PostgreSQL test server on port "
+              + port
+              + " is stopped already: start() it before stop()");
+    }
     command("stop");
     running = false;
-    // The server removes its pid file as it exits.
+    awaitStopped();
+  }
+
+  /** Returns once the postmaster has removed its pid file, as it does when it exits. */
+  private void awaitStopped() {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (Files.exists(data.resolve("postmaster.pid"))) {
       if (System.nanoTime() > deadline) {
@@ -246,8 +295,9 @@ public final class PostgresTestServer implements AutoCloseable {
    * Starts the server {@link #stop()} stopped, on the same port and data directory; returns once it
    * accepts connections.
    *
-   * @throws IllegalStateException if it does not, or if it is running already ({@link #stop()} it
-   *     first: a test calling this twice misuses the fixture)
+   * @throws IllegalStateException if it does not, leaving it stopped (so this may be called again);
+   *     or if it is running already ({@link #stop()} it first: a test calling this twice misuses
+   *     the fixture)
    */
   public synchronized void start() {
     if (running) {
@@ -257,9 +307,22 @@ public final class PostgresTestServer implements AutoCloseable {
               + " is running already: stop() it before start() (a second server on its data"
               + " directory would exit, and the wrapper would lose track of the first)");
     }
+    try {
+      // The last postmaster's id is stale now; the wrapper writes the new one's.
+      Files.deleteIfExists(pidFile);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove " + pidFile, e);
+    }
     command("start");
+    try {
+      awaitReady();
+    } catch (IllegalStateException e) {
+      // Stopped for certain (one still starting after the timeout too), so a retry starts anew.
+      command("stop");
+      awaitStopped();
+      throw e;
+    }
     running = true;
-    awaitReady();
   }
 
   private void command(String line) {
@@ -278,6 +341,11 @@ public final class PostgresTestServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for PostgreSQL", e);
     }
+  }
+
+  /** For this fixture's tests: the server's data directory. */
+  Path dataDirectory() {
+    return data;
   }
 
   /** The loopback port the server listens on. */
@@ -339,6 +407,7 @@ public final class PostgresTestServer implements AutoCloseable {
     deleteTree(data);
     try {
       Files.deleteIfExists(log);
+      Files.deleteIfExists(pidFile);
     } catch (IOException ignored) {
       // A stray log in the temp directory is harmless.
     }

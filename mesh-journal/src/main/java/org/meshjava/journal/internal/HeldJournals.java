@@ -21,14 +21,18 @@ import org.meshjava.journal.JournalException;
  * while this package reads through it.
  */
 public final class HeldJournals {
-  /** Reads a held journal's file through the channel its holder locked it with. */
+  /**
+   * Reads a held journal's file through the channel its holder locked it with.
+   *
+   * @param <T> what the read finds
+   */
   @FunctionalInterface
-  public interface ChannelRead {
+  public interface ChannelRead<T> {
     /**
      * Reads from {@code channel} with positional reads only: it must neither move the channel's
      * position (the holder appends from it) nor close it (that would release the holder's lock).
      */
-    JournalFile.End read(FileChannel channel) throws IOException, JournalException;
+    T read(FileChannel channel) throws IOException, JournalException;
   }
 
   /** Reads the journal this process holds as an identity, if it holds one. */
@@ -42,8 +46,7 @@ public final class HeldJournals {
      *     where the file is one this process holds otherwise (a snapshot folder's lock file), whose
      *     descriptor's closing would let that lock go, or what {@code read} throws
      */
-    Optional<JournalFile.End> read(Path path, Object identity, ChannelRead read)
-        throws JournalException;
+    <T> Optional<T> read(Path path, Object identity, ChannelRead<T> read) throws JournalException;
   }
 
   /** What this process holds a file as, by the file's identity. */
@@ -157,7 +160,7 @@ public final class HeldJournals {
    *
    * @throws JournalException as {@link Reader#read}
    */
-  public static Optional<JournalFile.End> read(Path path, Object identity, ChannelRead read)
+  public static <T> Optional<T> read(Path path, Object identity, ChannelRead<T> read)
       throws JournalException {
     Reader r = reader;
     return r == null ? Optional.empty() : r.read(path, identity, read);

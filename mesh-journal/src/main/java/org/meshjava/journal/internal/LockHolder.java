@@ -84,6 +84,17 @@ public final class LockHolder {
       List.of(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(25));
 
   /**
+   * The pauses {@link #tryLock} makes: {@link #RETRY_PAUSES}, but in a test that refuses many locks
+   * on purpose and counts what each refusal leaves, not how long it takes to stand.
+   */
+  private static volatile List<Duration> retryPauses = RETRY_PAUSES;
+
+  /** For tests: the pauses {@link #tryLock} makes from now on; {@link #RETRY_PAUSES} restores. */
+  static void pauseBeforeRetries(List<Duration> pauses) {
+    retryPauses = List.copyOf(pauses);
+  }
+
+  /**
    * Runs {@code attempt}, an OS file lock a journal or a snapshot folder's claim tries, never while
    * {@link #closeKeepingLocks} probes a file (see {@link #TABLE}). Where another process refuses
    * it, it is tried again after each of {@link #RETRY_PAUSES} before the refusal stands: that
@@ -97,18 +108,19 @@ public final class LockHolder {
    * @throws IOException what the attempt throws
    */
   public static @Nullable FileLock tryLock(Attempt attempt) throws IOException {
+    List<Duration> pauses = retryPauses;
     for (int retry = 0; ; retry++) {
       FileLock lock;
       synchronized (TABLE) {
         lock = attempt.tryLock();
       }
-      if (lock != null || retry == RETRY_PAUSES.size() || Thread.currentThread().isInterrupted()) {
+      if (lock != null || retry == pauses.size() || Thread.currentThread().isInterrupted()) {
         return lock;
       }
       // Outside the table's turn: a probe in this process may run meanwhile. Parked until the
       // pause is over: one park may end at once (an unpark left from a Future this thread waited
       // on, a spurious wake-up), and the refusal would stand before the probe's moment had passed.
-      long until = System.nanoTime() + RETRY_PAUSES.get(retry).toNanos();
+      long until = System.nanoTime() + pauses.get(retry).toNanos();
       for (long left = until - System.nanoTime();
           left > 0 && !Thread.currentThread().isInterrupted();
           left = until - System.nanoTime()) {
