@@ -209,6 +209,37 @@ class ErrnoSysfsReaderTest {
     return -1;
   }
 
+  /**
+   * Regression: a failure the meter does not sort by its number was said as {@code error (errno
+   * 24)}, and a read that failed once open as {@code errno 5}, where NIO had given the operator the
+   * C library's words (a counter's status carries them): each is said with its name and words now.
+   */
+  @Test
+  void aFailureSaysItsNameAndWords_asNioSaidThem() throws IOException {
+    Path folder = Files.createDirectories(tree.resolve("intel-rapl:7"));
+
+    assertThatThrownBy(() -> reader().read(folder))
+        .hasMessage("EISDIR: Is a directory (errno 21)")
+        .hasMessageContaining(catchIo(() -> SysfsReader.FILES.read(folder)).getMessage());
+    assertThat(ErrnoSysfsReader.openFailed(folder.resolve("energy_uj"), 24))
+        .hasMessageEndingWith(": EMFILE: Too many open files (errno 24)");
+    assertThat(ErrnoSysfsReader.openFailed(folder.resolve("energy_uj"), 5))
+        .hasMessageContaining("Input/output error");
+  }
+
+  private static IOException catchIo(ThrowingRead read) {
+    try {
+      read.run();
+    } catch (IOException e) {
+      return e;
+    }
+    throw new AssertionError("read");
+  }
+
+  private interface ThrowingRead {
+    void run() throws IOException;
+  }
+
   @Test
   void aFileLargerThanAnAttribute_isRefused() throws IOException {
     Path big = Files.write(tree.resolve("big"), new byte[SysfsReader.MAX_ATTRIBUTE_BYTES + 10]);
