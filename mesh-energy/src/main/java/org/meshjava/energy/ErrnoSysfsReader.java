@@ -67,6 +67,16 @@ final class ErrnoSysfsReader implements SysfsReader {
   }
 
   /**
+   * This reader with {@code open} in place of the C library's: a seam for tests, which run as root,
+   * for whom file permissions never refuse an open, so an EACCES (or an EINTR) is scripted through
+   * it and met by the same code a real one meets. {@code open} takes the captured state, the path
+   * and the flags, and sets {@code errno} in the state where it fails.
+   */
+  ErrnoSysfsReader withOpen(MethodHandle open) {
+    return new ErrnoSysfsReader(open, pread, close);
+  }
+
+  /**
    * This reader where it can be bound without asking for native access this module was not given,
    * on Linux on x86-64 or AArch64; otherwise {@link SysfsReader#FILES}. Bound once per process, at
    * the first read: a host without a powercap tree never pays for the binding.
@@ -160,7 +170,7 @@ final class ErrnoSysfsReader implements SysfsReader {
         if (code == EINTR) {
           continue;
         }
-        throw new IOException("reading " + file + " failed: errno " + code);
+        throw new IOException(said(code));
       }
       if (n == 0) {
         return new String(text.toByteArray(), StandardCharsets.US_ASCII).trim();
@@ -178,14 +188,42 @@ final class ErrnoSysfsReader implements SysfsReader {
   /** The exception a failed open of {@code file} with {@code errno} is thrown as. */
   static IOException openFailed(Path file, int errno) {
     return switch (errno) {
-      case EACCES -> new AccessDeniedException(file.toString(), null, "EACCES (errno 13)");
-      case ENOENT -> new NoSuchFileException(file.toString(), null, "ENOENT (errno 2)");
-      case EPERM -> new SysfsErrnoException(file, errno, "EPERM");
-      case ELOOP -> new SysfsErrnoException(file, errno, "ELOOP");
-      case ENOTDIR -> new SysfsErrnoException(file, errno, "ENOTDIR");
-      case ENODEV -> new SysfsErrnoException(file, errno, "ENODEV");
-      case ENXIO -> new SysfsErrnoException(file, errno, "ENXIO");
-      default -> new SysfsErrnoException(file, errno, "error");
+      case EACCES -> new AccessDeniedException(file.toString(), null, said(errno));
+      case ENOENT -> new NoSuchFileException(file.toString(), null, said(errno));
+      default -> new SysfsErrnoException(file, errno, said(errno));
     };
+  }
+
+  /**
+   * How a failure with {@code errno} is said to an operator: its name and the C library's English
+   * words, as NIO's message gave them on an English locale, and its number; the words are for
+   * reading only, the kind is told by the number ({@link SysfsOpenFailure}).
+   */
+  static String said(int errno) {
+    String named =
+        switch (errno) {
+          case EPERM -> "EPERM: Operation not permitted";
+          case ENOENT -> "ENOENT: No such file or directory";
+          case EINTR -> "EINTR: Interrupted system call";
+          case 5 -> "EIO: Input/output error";
+          case ENXIO -> "ENXIO: No such device or address";
+          case 11 -> "EAGAIN: Resource temporarily unavailable";
+          case 12 -> "ENOMEM: Cannot allocate memory";
+          case EACCES -> "EACCES: Permission denied";
+          case 16 -> "EBUSY: Device or resource busy";
+          case ENODEV -> "ENODEV: No such device";
+          case ENOTDIR -> "ENOTDIR: Not a directory";
+          case 21 -> "EISDIR: Is a directory";
+          case 22 -> "EINVAL: Invalid argument";
+          case 23 -> "ENFILE: Too many open files in system";
+          case 24 -> "EMFILE: Too many open files";
+          case 36 -> "ENAMETOOLONG: File name too long";
+          case ELOOP -> "ELOOP: Too many levels of symbolic links";
+          case 61 -> "ENODATA: No data available";
+          case 95 -> "EOPNOTSUPP: Operation not supported";
+          case 110 -> "ETIMEDOUT: Connection timed out";
+          default -> "error";
+        };
+    return named + " (errno " + errno + ")";
   }
 }

@@ -15,8 +15,8 @@ final class SysfsErrnoException extends FileSystemException {
 
   private final int errno;
 
-  SysfsErrnoException(Path file, int errno, String name) {
-    super(file.toString(), null, name + " (errno " + errno + ")");
+  SysfsErrnoException(Path file, int errno, String reason) {
+    super(file.toString(), null, reason);
     this.errno = errno;
   }
 

@@ -6,6 +6,14 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -13,6 +21,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,6 +115,129 @@ class ErrnoSysfsReaderTest {
     assumeFalse(Files.isReadable(closed), "not root, for whom mode 000 still reads");
 
     assertThatThrownBy(() -> reader().read(closed)).isInstanceOf(AccessDeniedException.class);
+  }
+
+  /**
+   * The mode-000 case above in a form that runs as root (as CI does): an open the C library answers
+   * EACCES, scripted through the reader's seam, is met by the same code a real refusal meets, and
+   * discovery gives the counter the access advice; an EINTR before it is retried, not reported.
+   */
+  @Test
+  void anOpenAnsweredEacces_isDenied_withTheAccessAdvice_asRootToo() throws Exception {
+    Path root = Files.createDirectories(tree.resolve("denied-root"));
+    Path zone = Files.createDirectories(root.resolve("intel-rapl:0"));
+    Files.writeString(zone.resolve("name"), "package-0\n");
+    Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
+    Path energy = Files.writeString(zone.resolve("energy_uj"), "1000\n");
+    ErrnoSysfsReader real = reader();
+    INTERRUPTED_OPENS.set(0);
+    ErrnoSysfsReader denying = real.withOpen(OPEN_INTERRUPTED_THEN_DENIED);
+
+    assertThatThrownBy(() -> denying.read(energy)).isInstanceOf(AccessDeniedException.class);
+    assertThat(INTERRUPTED_OPENS).as("the EINTR was retried").hasValue(2);
+    MeterDiscovery found =
+        MeterDiscovery.discover(
+            DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml(),
+            new FakeClock(),
+            r -> {},
+            file -> (file.equals(energy) ? denying : real).read(file),
+            "Linux");
+    assertThat(found.counters())
+        .filteredOn(c -> c.counter().equals("rapl:intel-rapl:0"))
+        .singleElement()
+        .satisfies(c -> assertThat(c.issue()).contains(CounterIssue.UNREADABLE));
+    assertThat(found.unreadableAdvice())
+        .hasValueSatisfying(a -> assertThat(a).contains("[rapl:intel-rapl:0]", "udev"));
+  }
+
+  /**
+   * A real errno other than EACCES or ENOENT that runs as root: opening a socket's link under
+   * {@code /proc/self/fd} is answered ENXIO, which is a device gone, as the words NIO gives say.
+   */
+  @Test
+  void aSocketsLinkInProc_isGone_byItsErrno_asNioSaysToo() throws IOException {
+    try (DatagramChannel socket = DatagramChannel.open();
+        Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      Path link =
+          fds.filter(fd -> isSocket(fd))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no socket among this process's files"));
+
+      assertThatThrownBy(() -> reader().read(link))
+          .isInstanceOfSatisfying(
+              SysfsErrnoException.class,
+              e -> assertThat(e.errno()).isEqualTo(ErrnoSysfsReader.ENXIO));
+      assertThat(failureOf(link)).isEqualTo(SysfsOpenFailure.GONE);
+      assertThatThrownBy(() -> SysfsReader.FILES.read(link))
+          .isInstanceOfSatisfying(
+              FileSystemException.class,
+              e -> assertThat(SysfsOpenFailure.of(e)).isEqualTo(SysfsOpenFailure.GONE));
+    }
+  }
+
+  private static boolean isSocket(Path fd) {
+    try {
+      return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static final VarHandle ERRNO =
+      Linker.Option.captureStateLayout().varHandle(MemoryLayout.PathElement.groupElement("errno"));
+  private static final AtomicInteger INTERRUPTED_OPENS = new AtomicInteger();
+  private static final MethodHandle OPEN_INTERRUPTED_THEN_DENIED;
+
+  static {
+    try {
+      OPEN_INTERRUPTED_THEN_DENIED =
+          MethodHandles.lookup()
+              .findStatic(
+                  ErrnoSysfsReaderTest.class,
+                  "openInterruptedThenDenied",
+                  MethodType.methodType(
+                      int.class, MemorySegment.class, MemorySegment.class, int.class));
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** An open that the C library answers EINTR the first time and EACCES after. */
+  private static int openInterruptedThenDenied(MemorySegment state, MemorySegment path, int flags) {
+    int call = INTERRUPTED_OPENS.incrementAndGet();
+    ERRNO.set(state, 0L, call == 1 ? ErrnoSysfsReader.EINTR : ErrnoSysfsReader.EACCES);
+    return -1;
+  }
+
+  /**
+   * Regression: a failure the meter does not sort by its number was said as {@code error (errno
+   * 24)}, and a read that failed once open as {@code errno 5}, where NIO had given the operator the
+   * C library's words (a counter's status carries them): each is said with its name and words now.
+   */
+  @Test
+  void aFailureSaysItsNameAndWords_asNioSaidThem() throws IOException {
+    Path folder = Files.createDirectories(tree.resolve("intel-rapl:7"));
+
+    assertThatThrownBy(() -> reader().read(folder))
+        .hasMessage("EISDIR: Is a directory (errno 21)")
+        .hasMessageContaining(catchIo(() -> SysfsReader.FILES.read(folder)).getMessage());
+    assertThat(ErrnoSysfsReader.openFailed(folder.resolve("energy_uj"), 24))
+        .hasMessageEndingWith(": EMFILE: Too many open files (errno 24)");
+    assertThat(ErrnoSysfsReader.openFailed(folder.resolve("energy_uj"), 5))
+        .hasMessageContaining("Input/output error");
+  }
+
+  private static IOException catchIo(ThrowingRead read) {
+    try {
+      read.run();
+    } catch (IOException e) {
+      return e;
+    }
+    throw new AssertionError("read");
+  }
+
+  private interface ThrowingRead {
+    void run() throws IOException;
   }
 
   @Test
