@@ -2,10 +2,12 @@ package org.meshjava.openai;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
@@ -47,14 +49,23 @@ record TrustedCas(List<X509Certificate> certificates) {
   static TrustedCas read(Path file) {
     byte[] bytes;
     try {
-      if (Files.size(file) > MAX_FILE_BYTES) {
+      // Only a regular file (a link to one is followed, as a distribution's bundle often is): a
+      // pipe would hold the start until someone writes to it, a device like /dev/zero never ends.
+      if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
+        throw refused(PrivateCaException.Reason.UNREADABLE, file, "is not a regular file", null);
+      }
+      // Bounded as it is read, not by the size asked first: a file growing in between, or one
+      // whose size the file system does not know, is read no further than the bound.
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes(Math.toIntExact(MAX_FILE_BYTES + 1));
+      }
+      if (bytes.length > MAX_FILE_BYTES) {
         throw refused(
             PrivateCaException.Reason.NOT_PEM_CERTIFICATES,
             file,
             "is larger than " + MAX_FILE_BYTES + " bytes, which no CA bundle is",
             null);
       }
-      bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       throw refused(PrivateCaException.Reason.MISSING, file, "does not exist", e);
     } catch (IOException | SecurityException e) {

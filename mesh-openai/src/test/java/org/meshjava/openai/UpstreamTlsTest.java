@@ -117,6 +117,17 @@ class UpstreamTlsTest {
         .hasMessageContaining("not https");
   }
 
+  @Test
+  void aCaFileThatIsNoRegularFile_isRefused_withoutReadingItForever() throws Exception {
+    Path endless = Path.of("/dev/zero");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(endless), "a /dev/zero to read");
+    Path link = Files.createSymbolicLink(tmp.resolve("endless.pem"), endless);
+    assertRefused(link, PrivateCaException.Reason.UNREADABLE);
+    // A link to a regular file, as a distribution's bundle often is, is read through.
+    Path toCa = Files.createSymbolicLink(tmp.resolve("linked.pem"), ca);
+    assertThat(Fixture.remoteBuilder(upstream.base()).trustedCertificates(toCa)).isNotNull();
+  }
+
   private static void assertRefused(Path file, PrivateCaException.Reason reason) {
     assertThatThrownBy(() -> Fixture.remoteBuilder(upstream.base()).trustedCertificates(file))
         .as(file.getFileName().toString())
