@@ -29,8 +29,10 @@ record TrustedCas(List<X509Certificate> certificates) {
   /** The largest file read: a CA bundle is kilobytes; a larger file is no bundle. */
   static final long MAX_FILE_BYTES = 4L << 20;
 
+  private static final String BEGIN = "-----BEGIN CERTIFICATE-----";
+
   private static final Pattern BLOCK =
-      Pattern.compile("-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\\s]*?)-----END CERTIFICATE-----");
+      Pattern.compile(BEGIN + "([A-Za-z0-9+/=\\s]*?)-----END CERTIFICATE-----");
 
   TrustedCas {
     certificates = List.copyOf(certificates);
@@ -83,7 +85,13 @@ record TrustedCas(List<X509Certificate> certificates) {
     Matcher m = BLOCK.matcher(text);
     try {
       CertificateFactory x509 = CertificateFactory.getInstance("X.509");
-      while (m.find()) {
+      // Every BEGIN line starts a block that must end as PEM: one cut short (a truncated copy) or
+      // holding a character base64 has not would otherwise be skipped, and the upstream its
+      // certificate signs refused at a serve rather than the file at start.
+      for (int at = text.indexOf(BEGIN); at >= 0; at = text.indexOf(BEGIN, m.end())) {
+        if (!m.region(at, text.length()).lookingAt()) {
+          throw new IllegalArgumentException("not a complete PEM block");
+        }
         byte[] der = Base64.getMimeDecoder().decode(m.group(1));
         read.add((X509Certificate) x509.generateCertificate(new ByteArrayInputStream(der)));
       }
