@@ -26,6 +26,7 @@ import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.engine.onnx.OnnxModel;
 import org.meshjava.openai.ApiKeyVariable;
+import org.meshjava.openai.PrivateCaException;
 import org.meshjava.openai.UpstreamEngine;
 
 /**
@@ -69,7 +70,9 @@ import org.meshjava.openai.UpstreamEngine;
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
  *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60,
- *      "max_concurrent_serves": 64},  // in flight to it at once (default 64); local engines: cores
+ *      "max_concurrent_serves": 64,   // in flight to it at once (default 64); local engines: cores
+ *      "trusted_certificates": "private-ca.pem"}, // https only: its TLS certificate is checked
+ *                                   // against these PEM CA certificates alone, not the JVM's
  *     {"type": "onnx-minilm", "name": "minilm", "fidelity": "F2", "temperature": 0.05,
  *      "quantized": false},           // true: the int8 twin
  *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
@@ -193,7 +196,8 @@ record ServeConfig(
               "deterministic",
               "timeout_s",
               "max_concurrent_serves",
-              "api_key_env"),
+              "api_key_env",
+              "trusted_certificates"),
           "onnx-minilm",
           Set.of("temperature", "quantized", "max_concurrent_serves", "max_waiting_serves"),
           "jlama",
@@ -392,7 +396,22 @@ record ServeConfig(
         if (keyEnv.isPresent()) {
           ub.apiKey(apiKey(keyEnv.get(), System.getenv(keyEnv.get()), where));
         }
-        return ub.build();
+        Optional<String> cas = text(b, "trusted_certificates");
+        if (cas.isPresent()) {
+          try {
+            ub.trustedCertificates(dir.resolve(cas.get()));
+          } catch (PrivateCaException e) {
+            throw new CliException(
+                where + " (upstream): trusted_certificates " + e.reason() + ": " + e.getMessage(),
+                e);
+          }
+        }
+        try {
+          return ub.build();
+        } catch (IllegalStateException e) {
+          // Certificates for an http base_url: said naming the entry, as every other refusal here.
+          throw new CliException(where + " (upstream): " + e.getMessage(), e);
+        }
       }
       case "onnx-minilm" -> {
         try {

@@ -2,10 +2,12 @@ package org.meshjava.openai;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
@@ -27,8 +29,10 @@ record TrustedCas(List<X509Certificate> certificates) {
   /** The largest file read: a CA bundle is kilobytes; a larger file is no bundle. */
   static final long MAX_FILE_BYTES = 4L << 20;
 
+  private static final String BEGIN = "-----BEGIN CERTIFICATE-----";
+
   private static final Pattern BLOCK =
-      Pattern.compile("-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\\s]*?)-----END CERTIFICATE-----");
+      Pattern.compile(BEGIN + "([A-Za-z0-9+/=\\s]*?)-----END CERTIFICATE-----");
 
   TrustedCas {
     certificates = List.copyOf(certificates);
@@ -47,14 +51,23 @@ record TrustedCas(List<X509Certificate> certificates) {
   static TrustedCas read(Path file) {
     byte[] bytes;
     try {
-      if (Files.size(file) > MAX_FILE_BYTES) {
+      // Only a regular file (a link to one is followed, as a distribution's bundle often is): a
+      // pipe would hold the start until someone writes to it, a device like /dev/zero never ends.
+      if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
+        throw refused(PrivateCaException.Reason.UNREADABLE, file, "is not a regular file", null);
+      }
+      // Bounded as it is read, not by the size asked first: a file growing in between, or one
+      // whose size the file system does not know, is read no further than the bound.
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes(Math.toIntExact(MAX_FILE_BYTES + 1));
+      }
+      if (bytes.length > MAX_FILE_BYTES) {
         throw refused(
             PrivateCaException.Reason.NOT_PEM_CERTIFICATES,
             file,
             "is larger than " + MAX_FILE_BYTES + " bytes, which no CA bundle is",
             null);
       }
-      bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       throw refused(PrivateCaException.Reason.MISSING, file, "does not exist", e);
     } catch (IOException | SecurityException e) {
@@ -72,7 +85,13 @@ record TrustedCas(List<X509Certificate> certificates) {
     Matcher m = BLOCK.matcher(text);
     try {
       CertificateFactory x509 = CertificateFactory.getInstance("X.509");
-      while (m.find()) {
+      // Every BEGIN line starts a block that must end as PEM: one cut short (a truncated copy) or
+      // holding a character base64 has not would otherwise be skipped, and the upstream its
+      // certificate signs refused at a serve rather than the file at start.
+      for (int at = text.indexOf(BEGIN); at >= 0; at = text.indexOf(BEGIN, m.end())) {
+        if (!m.region(at, text.length()).lookingAt()) {
+          throw new IllegalArgumentException("not a complete PEM block");
+        }
         byte[] der = Base64.getMimeDecoder().decode(m.group(1));
         read.add((X509Certificate) x509.generateCertificate(new ByteArrayInputStream(der)));
       }

@@ -940,7 +940,8 @@ public final class UpstreamEngine extends DescribedEngine {
      * trusts the JVM's store. Upstreams given the same certificates share one HTTP client. Only for
      * an {@code https} base URI ({@link #build} refuses it with {@code http}).
      *
-     * @throws PrivateCaException if the file is missing, unreadable, empty or not PEM certificates
+     * @throws PrivateCaException if the file is missing, unreadable, not a regular file (a link to
+     *     one is followed), over 4 MiB, empty or not PEM certificates
      */
     public Builder trustedCertificates(Path pemFile) {
       trustedCas = TrustedCas.read(Objects.requireNonNull(pemFile, "pemFile"));

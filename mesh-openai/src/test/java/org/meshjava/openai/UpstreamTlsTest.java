@@ -117,6 +117,38 @@ class UpstreamTlsTest {
         .hasMessageContaining("not https");
   }
 
+  @Test
+  void aBundleWithOneGoodAndOneCutShortOrGarbledBlock_isRefused_notReadAsTheGoodOneAlone()
+      throws Exception {
+    String good = Files.readString(ca);
+    Path cut =
+        Files.writeString(
+            tmp.resolve("cut.pem"), good + "-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAK\n");
+    Path garbled =
+        Files.writeString(
+            tmp.resolve("garbled.pem"),
+            good + "-----BEGIN CERTIFICATE-----\nMIIB*kTCB\n-----END CERTIFICATE-----\n");
+    assertRefused(cut, PrivateCaException.Reason.NOT_PEM_CERTIFICATES);
+    assertRefused(garbled, PrivateCaException.Reason.NOT_PEM_CERTIFICATES);
+    // Other PEM blocks around the certificates (a key, a CRL) are text outside them, as before.
+    Path mixed =
+        Files.writeString(
+            tmp.resolve("mixed.pem"),
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" + good);
+    assertThat(Fixture.remoteBuilder(upstream.base()).trustedCertificates(mixed)).isNotNull();
+  }
+
+  @Test
+  void aCaFileThatIsNoRegularFile_isRefused_withoutReadingItForever() throws Exception {
+    Path endless = Path.of("/dev/zero");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(endless), "a /dev/zero to read");
+    Path link = Files.createSymbolicLink(tmp.resolve("endless.pem"), endless);
+    assertRefused(link, PrivateCaException.Reason.UNREADABLE);
+    // A link to a regular file, as a distribution's bundle often is, is read through.
+    Path toCa = Files.createSymbolicLink(tmp.resolve("linked.pem"), ca);
+    assertThat(Fixture.remoteBuilder(upstream.base()).trustedCertificates(toCa)).isNotNull();
+  }
+
   private static void assertRefused(Path file, PrivateCaException.Reason reason) {
     assertThatThrownBy(() -> Fixture.remoteBuilder(upstream.base()).trustedCertificates(file))
         .as(file.getFileName().toString())
