@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -123,7 +124,10 @@ public final class Replayer {
     if (otherWeights.isPresent()) {
       return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
     }
-    ContentId requestId = request.id();
+    // Encoded once, and re-served through the form a steward serves with, so an engine that reads
+    // the id handed with the request (the reference engine seeds on it) re-serves as it served.
+    IdentifiedRequest identified = IdentifiedRequest.of(request);
+    ContentId requestId = identified.id();
     if (!requestId.equals(receipt.requestId())) {
       return notReplayable(
           ReplayVerdict.Reason.OTHER_REQUEST,
@@ -131,7 +135,7 @@ public final class Replayer {
     }
     TokenSequence rerun;
     try {
-      rerun = Objects.requireNonNull(engine.serve(request, prompt).tokens(), "tokens");
+      rerun = Objects.requireNonNull(engine.serve(identified, prompt).tokens(), "tokens");
     } catch (EngineException | RuntimeException | Error e) {
       JvmFailure.passIfFailing(e);
       return notReplayable(
