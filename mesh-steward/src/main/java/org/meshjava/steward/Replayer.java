@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -144,7 +145,10 @@ public final class Replayer {
     if (otherWeights.isPresent()) {
       return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
     }
-    ContentId requestId = request.id();
+    // Encoded once, and re-served through the form a steward serves with, so an engine that reads
+    // the id handed with the request (the reference engine seeds on it) re-serves as it served.
+    IdentifiedRequest identified = IdentifiedRequest.of(request);
+    ContentId requestId = identified.id();
     if (!requestId.equals(receipt.requestId())) {
       return notReplayable(
           ReplayVerdict.Reason.OTHER_REQUEST,
@@ -152,7 +156,7 @@ public final class Replayer {
     }
     TokenSequence rerun;
     try {
-      EngineResult result = reServe(engine, request, prompt, deadline);
+      EngineResult result = reServe(engine, identified, prompt, deadline);
       if (result == null) {
         // As a serve's engine that returns no result is refused: in words, not the JVM's about a
         // null dereference inside this class.
@@ -200,7 +204,7 @@ public final class Replayer {
    * hung waited for good, though its serves are bounded by the same deadline.
    */
   private static @Nullable EngineResult reServe(
-      ServingEngine engine, ServeRequest request, TokenSequence prompt, Duration deadline)
+      ServingEngine engine, IdentifiedRequest request, TokenSequence prompt, Duration deadline)
       throws EngineException, EngineDeadline.Overrun {
     if (deadline.isZero()) {
       return engine.serve(request, prompt);

@@ -2,10 +2,16 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
@@ -304,5 +310,22 @@ class ReplayTest {
         };
     notReplayable(
         replay(s, swapping, Optional.of(s.disclosure())), ReplayVerdict.Reason.OTHER_WEIGHTS);
+  }
+
+  @Test
+  void replay_reServesThroughTheFormAStewardServesWith_handedTheRequestAndItsId() throws Exception {
+    Sealed s = serve(honest());
+    List<ContentId> handed = new ArrayList<>();
+    ServingEngine keeping =
+        new ForwardingEngine(honest()) {
+          @Override
+          public EngineResult serve(IdentifiedRequest request, TokenSequence prompt)
+              throws EngineException {
+            handed.add(request.id());
+            return delegate().serve(request, prompt);
+          }
+        };
+    assertThat(replay(s, keeping, Optional.empty())).isEqualTo(new ReplayVerdict.Verified());
+    assertThat(handed).containsExactly(REQUEST.id());
   }
 }
