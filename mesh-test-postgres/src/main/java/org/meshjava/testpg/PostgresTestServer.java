@@ -119,7 +119,6 @@ public final class PostgresTestServer implements AutoCloseable {
       for (int attempt = 0; attempt < 5; attempt++) {
         Path data = Files.createTempDirectory("mesh-pg-data");
         Path log = Files.createTempFile("mesh-pg", ".log");
-        Path pidFile = log.resolveSibling(log.getFileName() + ".pid");
         List<String> as = new ArrayList<>();
         if (root) {
           // The data directory must belong to the account the server runs as, mode 0700.
@@ -166,32 +165,7 @@ public final class PostgresTestServer implements AutoCloseable {
                 "max_connections=200",
                 "-c",
                 "shared_buffers=32MB"));
-        // The wrapper starts the server, then waits for its stdin (this JVM's pipe) to close,
-        // stops it and removes its data, so a killed JVM leaves neither behind.
-        List<String> wrapped = new ArrayList<>();
-        wrapped.addAll(
-            List.of(
-                "sh",
-                "-c",
-                "\"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";"
-                    // stop and start, one a line, until the pipe closes.
-                    + " while read -r cmd; do case $cmd in"
-                    + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
-                    + " start) \"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";;"
-                    + " esac; done;"
-                    + " kill -INT $pid 2>/dev/null;"
-                    + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\" \"$MESH_PG_PID\"",
-                "sh"));
-        wrapped.addAll(postgres);
-        ProcessBuilder pb = new ProcessBuilder(wrapped);
-        pb.environment().put("MESH_PG_DATA", data.toString());
-        pb.environment().put("MESH_PG_LOG", log.toString());
-        pb.environment().put("MESH_PG_PID", pidFile.toString());
-        Process p =
-            pb.redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        PostgresTestServer server = new PostgresTestServer(data, p, port, log, pidFile);
+        PostgresTestServer server = launch(postgres, data, log, port);
         try {
           server.awaitReady();
           return server;
@@ -204,6 +178,41 @@ public final class PostgresTestServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a PostgreSQL test server: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Runs {@code postmaster} under the wrapper, which starts it, then waits for its stdin (this
+   * JVM's pipe) to close, stops it and removes its data, so a killed JVM leaves neither behind.
+   * Returns without waiting for it to accept connections. Package-private so the fixture's own
+   * tests can run the wrapper around a stand-in that needs no cluster.
+   */
+  static PostgresTestServer launch(List<String> postmaster, Path data, Path log, int port)
+      throws IOException {
+    Path pidFile = log.resolveSibling(log.getFileName() + ".pid");
+    List<String> wrapped = new ArrayList<>();
+    wrapped.addAll(
+        List.of(
+            "sh",
+            "-c",
+            "\"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";"
+                // stop and start, one a line, until the pipe closes.
+                + " while read -r cmd; do case $cmd in"
+                + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
+                + " start) \"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";;"
+                + " esac; done;"
+                + " kill -INT $pid 2>/dev/null;"
+                + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\" \"$MESH_PG_PID\"",
+            "sh"));
+    wrapped.addAll(postmaster);
+    ProcessBuilder pb = new ProcessBuilder(wrapped);
+    pb.environment().put("MESH_PG_DATA", data.toString());
+    pb.environment().put("MESH_PG_LOG", log.toString());
+    pb.environment().put("MESH_PG_PID", pidFile.toString());
+    Process p =
+        pb.redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    return new PostgresTestServer(data, p, port, log, pidFile);
   }
 
   private void awaitReady() {
