@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -58,6 +59,9 @@ public final class PostgresTestServer implements AutoCloseable {
 
   private static final String ARCHIVE = "postgres-linux-x86_64.txz";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long one readiness probe may wait for the server's reply. */
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private static @Nullable PostgresTestServer shared;
 
@@ -222,7 +226,7 @@ public final class PostgresTestServer implements AutoCloseable {
       if (!process.isAlive() || postmasterExited()) {
         throw new IllegalStateException("the PostgreSQL test server exited:\n" + logTail());
       }
-      try (Connection c = connect("postgres")) {
+      try (Connection c = probe(port, PROBE_TIMEOUT)) {
         if (c.isValid(5)) {
           return;
         }
@@ -243,6 +247,23 @@ public final class PostgresTestServer implements AutoCloseable {
             + (last != null ? last.getMessage() : "")
             + "):\n"
             + logTail());
+  }
+
+  /**
+   * A connection for the readiness probe, given up after {@code timeout}: the port may be answered
+   * by a process other than PostgreSQL (one that bound it between {@link #freePort} and the
+   * postmaster), which never replies, and the driver by default waits for a reply for good.
+   */
+  static Connection probe(int port, Duration timeout) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    // Fractional seconds: the whole connection, startup reply included.
+    p.setProperty("loginTimeout", Double.toString(timeout.toMillis() / 1000.0));
+    // Whole seconds, at least one: so the driver's abandoned connection thread ends too.
+    String seconds = Long.toString(Math.max(1, timeout.toSeconds()));
+    p.setProperty("connectTimeout", seconds);
+    p.setProperty("socketTimeout", seconds);
+    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", p);
   }
 
   /**
