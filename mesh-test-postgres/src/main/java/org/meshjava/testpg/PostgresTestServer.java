@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -58,6 +59,9 @@ public final class PostgresTestServer implements AutoCloseable {
 
   private static final String ARCHIVE = "postgres-linux-x86_64.txz";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long one readiness probe may wait for the server's reply. */
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private static @Nullable PostgresTestServer shared;
 
@@ -119,7 +123,6 @@ public final class PostgresTestServer implements AutoCloseable {
       for (int attempt = 0; attempt < 5; attempt++) {
         Path data = Files.createTempDirectory("mesh-pg-data");
         Path log = Files.createTempFile("mesh-pg", ".log");
-        Path pidFile = log.resolveSibling(log.getFileName() + ".pid");
         List<String> as = new ArrayList<>();
         if (root) {
           // The data directory must belong to the account the server runs as, mode 0700.
@@ -166,32 +169,7 @@ public final class PostgresTestServer implements AutoCloseable {
                 "max_connections=200",
                 "-c",
                 "shared_buffers=32MB"));
-        // The wrapper starts the server, then waits for its stdin (this JVM's pipe) to close,
-        // stops it and removes its data, so a killed JVM leaves neither behind.
-        List<String> wrapped = new ArrayList<>();
-        wrapped.addAll(
-            List.of(
-                "sh",
-                "-c",
-                "\"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";"
-                    // stop and start, one a line, until the pipe closes.
-                    + " while read -r cmd; do case $cmd in"
-                    + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
-                    + " start) \"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";;"
-                    + " esac; done;"
-                    + " kill -INT $pid 2>/dev/null;"
-                    + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\" \"$MESH_PG_PID\"",
-                "sh"));
-        wrapped.addAll(postgres);
-        ProcessBuilder pb = new ProcessBuilder(wrapped);
-        pb.environment().put("MESH_PG_DATA", data.toString());
-        pb.environment().put("MESH_PG_LOG", log.toString());
-        pb.environment().put("MESH_PG_PID", pidFile.toString());
-        Process p =
-            pb.redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        PostgresTestServer server = new PostgresTestServer(data, p, port, log, pidFile);
+        PostgresTestServer server = launch(postgres, data, log, port);
         try {
           server.awaitReady();
           return server;
@@ -206,6 +184,41 @@ public final class PostgresTestServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code postmaster} under the wrapper, which starts it, then waits for its stdin (this
+   * JVM's pipe) to close, stops it and removes its data, so a killed JVM leaves neither behind.
+   * Returns without waiting for it to accept connections. Package-private so the fixture's own
+   * tests can run the wrapper around a stand-in that needs no cluster.
+   */
+  static PostgresTestServer launch(List<String> postmaster, Path data, Path log, int port)
+      throws IOException {
+    Path pidFile = log.resolveSibling(log.getFileName() + ".pid");
+    List<String> wrapped = new ArrayList<>();
+    wrapped.addAll(
+        List.of(
+            "sh",
+            "-c",
+            "\"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";"
+                // stop and start, one a line, until the pipe closes.
+                + " while read -r cmd; do case $cmd in"
+                + " stop) kill -INT $pid 2>/dev/null; wait $pid;;"
+                + " start) \"$@\" </dev/null & pid=$!; echo $pid > \"$MESH_PG_PID\";;"
+                + " esac; done;"
+                + " kill -INT $pid 2>/dev/null;"
+                + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\" \"$MESH_PG_PID\"",
+            "sh"));
+    wrapped.addAll(postmaster);
+    ProcessBuilder pb = new ProcessBuilder(wrapped);
+    pb.environment().put("MESH_PG_DATA", data.toString());
+    pb.environment().put("MESH_PG_LOG", log.toString());
+    pb.environment().put("MESH_PG_PID", pidFile.toString());
+    Process p =
+        pb.redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    return new PostgresTestServer(data, p, port, log, pidFile);
+  }
+
   private void awaitReady() {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     SQLException last = null;
@@ -213,7 +226,7 @@ public final class PostgresTestServer implements AutoCloseable {
       if (!process.isAlive() || postmasterExited()) {
         throw new IllegalStateException("the PostgreSQL test server exited:\n" + logTail());
       }
-      try (Connection c = connect("postgres")) {
+      try (Connection c = probe(port, PROBE_TIMEOUT)) {
         if (c.isValid(5)) {
           return;
         }
@@ -234,6 +247,23 @@ public final class PostgresTestServer implements AutoCloseable {
             + (last != null ? last.getMessage() : "")
             + "):\n"
             + logTail());
+  }
+
+  /**
+   * A connection for the readiness probe, given up after {@code timeout}: the port may be answered
+   * by a process other than PostgreSQL (one that bound it between {@link #freePort} and the
+   * postmaster), which never replies, and the driver by default waits for a reply for good.
+   */
+  static Connection probe(int port, Duration timeout) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    // Fractional seconds: the whole connection, startup reply included.
+    p.setProperty("loginTimeout", Double.toString(timeout.toMillis() / 1000.0));
+    // Whole seconds, at least one: so the driver's abandoned connection thread ends too.
+    String seconds = Long.toString(Math.max(1, timeout.toSeconds()));
+    p.setProperty("connectTimeout", seconds);
+    p.setProperty("socketTimeout", seconds);
+    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", p);
   }
 
   /**
