@@ -14,8 +14,8 @@ Record with JFR's allocation sampler (each sample weighs the bytes it stands for
 A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or the allocating
 frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*; main only while it serves, see
-mesh_side) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
+Each sample of a mesh-side thread (not load-*, fake-upstream*, the JDK's HTTP server; main only
+while it serves, see mesh_side) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
@@ -59,13 +59,27 @@ PARTS = [
 JETTY = "Jetty, outside our handler"
 
 
+# The JDK's HTTP server is ServeAbTiming's fake upstream (threads HTTP-Dispatcher, pool-N-thread-M);
+# no module of ours serves with it, so a sample with its frames is never the mesh side's.
+JDK_HTTP_SERVER = ("sun.net.httpserver.", "com.sun.net.httpserver.")
+# The bench's untimed work on main: a worker's set-up and close, and the granted bodies (signed
+# presentations) readied before a batch is timed (ServeAbTiming, GrantedServeTiming). Their frames
+# are in org.meshjava.openai, so "a frame of ours outside mesh-bench" alone counted them as serves.
+READYING = re.compile(r"^org\.meshjava\.openai\.(ServeAbWorker\.(open|prepare|close|<init>)"
+                      r"|GrantedBodies\.(next|presentationHex|steward|<init>))$")
+
+
 def mesh_side(thread_name, frames):
     """Whether a sample of this thread, with these frames (innermost first, dotted class names), is
     the mesh side's. Thread main drives and times the load in HttpServeBenchmark, but ServeAbTiming
     serves on it in-process: it is mesh-side while a frame of ours outside mesh-bench (the binding,
-    the steward) is on its stack. Dropping main by name left a ServeAbTiming recording's serves out."""
+    the steward) is on its stack and the bench is not readying (READYING). Dropping main by name
+    left a ServeAbTiming recording's serves out. A sample of the JDK's HTTP server never is."""
+    if any(f.startswith(JDK_HTTP_SERVER) for f in frames):
+        return False
     if thread_name == "main":
-        return any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+        return (any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+                and not any(READYING.match(f) for f in frames))
     return not thread_name.startswith(NOT_MESH)
 
 

@@ -14,8 +14,8 @@ in Java):
 
 The same works on jdk.ExecutionSample (--events jdk.ExecutionSample): Java frames only.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*; main only while it serves, see
-mesh_side in jfr-alloc-table.py) goes to the first part in the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
+Each sample of a mesh-side thread (not load-*, fake-upstream*, the JDK's HTTP server; main only
+while it serves, see mesh_side in jfr-alloc-table.py) goes to the first part in the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
 the shares are also given in µs per request. The in-process steward has no metrics (see
 "mesh serve processes: what the metrics cost" in README.md).
 """
@@ -47,12 +47,23 @@ JETTY = "Jetty server read/dispatch (outside the handler)"
 SYSCALL = re.compile(r"^sun\.nio\.ch\.(SocketDispatcher\.\w+0|Net\.poll|EPoll\.\w+|EventFD\.\w+)$")
 
 
+# The JDK's HTTP server (ServeAbTiming's fake upstream) and the bench's untimed readying on main:
+# never the mesh side's (see mesh_side in jfr-alloc-table.py).
+JDK_HTTP_SERVER = ("sun.net.httpserver.", "com.sun.net.httpserver.")
+READYING = re.compile(r"^org\.meshjava\.openai\.(ServeAbWorker\.(open|prepare|close|<init>)"
+                      r"|GrantedBodies\.(next|presentationHex|steward|<init>))$")
+
+
 def mesh_side(thread_name, frames):
-    """Whether a sample of this thread is the mesh side's: main only while a frame of ours outside
-    mesh-bench is on its stack (ServeAbTiming serves on main; HttpServeBenchmark's main drives the
-    load), any other thread unless NOT_MESH names it."""
+    """Whether a sample of this thread is the mesh side's: never one of the JDK's HTTP server; main
+    only while a frame of ours outside mesh-bench is on its stack and the bench is not readying
+    (ServeAbTiming serves on main; HttpServeBenchmark's main drives the load), any other thread
+    unless NOT_MESH names it."""
+    if any(f.startswith(JDK_HTTP_SERVER) for f in frames):
+        return False
     if thread_name == "main":
-        return any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+        return (any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
+                and not any(READYING.match(f) for f in frames))
     return not thread_name.startswith(NOT_MESH)
 
 

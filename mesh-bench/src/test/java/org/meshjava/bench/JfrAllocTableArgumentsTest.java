@@ -78,6 +78,47 @@ class JfrAllocTableArgumentsTest {
           "lineNumber":731}]}}}]}}
       """;
 
+  /**
+   * A {@code ServeAbTiming} recording's four kinds of sample: 1 000 bytes on {@code main} in a
+   * timed serve; 7 000 on {@code main} readying the batch, untimed (a granted body's presentation
+   * signed under {@code ServeAbWorker.prepare}); 2 000 in its fake upstream's handler on a JDK HTTP
+   * server pool thread, and 4 000 on that server's dispatcher thread. Only the first is the mesh
+   * side's.
+   */
+  private static final String AB_TIMING =
+      """
+      {"recording":{"events":[
+       {"values":{"eventThread":{"javaName":"main"},"weight":1000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"org/meshjava/core/crypto/SigningKey"},"name":"sign"},
+          "lineNumber":90},
+         {"method":{"type":{"name":"org/meshjava/openai/ServeAbWorker"},"name":"run"},
+          "lineNumber":40},
+         {"method":{"type":{"name":"org/meshjava/bench/ServeAbTiming"},"name":"time"},
+          "lineNumber":227}]}}},
+       {"values":{"eventThread":{"javaName":"main"},"weight":7000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[
+         {"method":{"type":{"name":"org/meshjava/core/crypto/SigningKey"},"name":"sign"},
+          "lineNumber":90},
+         {"method":{"type":{"name":"org/meshjava/openai/GrantedBodies"},"name":"next"},
+          "lineNumber":73},
+         {"method":{"type":{"name":"org/meshjava/openai/ServeAbWorker"},"name":"prepare"},
+          "lineNumber":75},
+         {"method":{"type":{"name":"org/meshjava/bench/ServeAbTiming"},"name":"time"},
+          "lineNumber":220}]}}},
+       {"values":{"eventThread":{"javaName":"pool-1-thread-1"},"weight":2000,
+        "objectClass":{"name":"byte[]"},"stackTrace":{"frames":[
+         {"method":{"type":{"name":"java/io/InputStream"},"name":"readAllBytes"},"lineNumber":1},
+         {"method":{"type":{"name":"org/meshjava/bench/ServeAbTiming"},
+          "name":"lambda$fakeUpstream$0"},"lineNumber":340},
+         {"method":{"type":{"name":"sun/net/httpserver/ServerImpl$Exchange"},"name":"run"},
+          "lineNumber":800}]}}},
+       {"values":{"eventThread":{"javaName":"HTTP-Dispatcher"},"weight":4000,
+        "objectClass":{"name":"int[]"},"stackTrace":{"frames":[
+         {"method":{"type":{"name":"sun/net/httpserver/ServerImpl$Dispatcher"},"name":"run"},
+          "lineNumber":400}]}}}]}}
+      """;
+
   /** How long the one Python process that runs every case may take before it is ended. */
   private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(60);
 
@@ -154,7 +195,12 @@ class JfrAllocTableArgumentsTest {
             new Case(
                 "serveTableMainServes",
                 "jfr-serve-table.py",
-                List.of(tmp.resolve("main.json").toString())));
+                List.of(tmp.resolve("main.json").toString())),
+            alloc("abTiming", write("ab.json", AB_TIMING), "--sites"),
+            new Case(
+                "serveTableAbTiming",
+                "jfr-serve-table.py",
+                List.of(tmp.resolve("ab.json").toString())));
     runAll(cases);
   }
 
@@ -310,6 +356,27 @@ class JfrAllocTableArgumentsTest {
         .contains("2 samples of mesh-side threads")
         .contains("| Ed25519 signature (SigningKey.sign) | 50.0% | 0.0% |")
         .contains("| request JSON parse + ServeRequest derive | 50.0% | 0.0% |");
+  }
+
+  @Test
+  void serveAbTimingsFakeUpstream_andItsUntimedReadyingOnMain_areNotMeshSide() throws Exception {
+    // Both were counted: the JDK HTTP server's threads as Jetty's and the floor proxy's work, and
+    // a granted batch's presentations, signed before it is timed, as the serve's signature.
+    Ran ran = ran("abTiming");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| Ed25519 signature (SigningKey.sign) | 100.0% | 4.00 |")
+        .contains("| `SigningKey.sign:90` | `byte[]` | 100.0% | 4096 |")
+        .doesNotContain("ServerImpl")
+        .doesNotContain("fakeUpstream")
+        .doesNotContain("int[]");
+    Ran serveTable = ran("serveTableAbTiming");
+    assertThat(serveTable.err()).isEmpty();
+    assertThat(serveTable.code()).isZero();
+    assertThat(serveTable.out())
+        .contains("1 samples of mesh-side threads")
+        .contains("| Ed25519 signature (SigningKey.sign) | 100.0% | 0.0% |");
   }
 
   /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */
