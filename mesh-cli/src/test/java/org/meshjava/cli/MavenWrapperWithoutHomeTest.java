@@ -23,12 +23,7 @@ class MavenWrapperWithoutHomeTest {
   /** Regression: "mvnw: 145: HOME: parameter not set", exit 2, before Maven was looked for. */
   @Test
   void withoutHome_mavensFolderIsInTheUsersHome() throws Exception {
-    Files.copy(Path.of("..", "mvnw").toAbsolutePath().normalize(), root.resolve("mvnw"));
-    Files.createDirectories(root.resolve(".mvn/wrapper"));
-    Files.writeString(
-        root.resolve(".mvn/wrapper/maven-wrapper.properties"),
-        "distributionUrl=https://example.invalid/org/apache/maven/mesh-test/no-maven.txt\n",
-        StandardCharsets.UTF_8);
+    WrapperCopy.into(root);
     Path out = root.resolve("out.txt");
     ProcessBuilder pb =
         new ProcessBuilder("sh", root.resolve("mvnw").toString(), "-v")

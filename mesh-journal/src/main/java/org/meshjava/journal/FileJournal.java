@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -506,7 +507,7 @@ public final class FileJournal implements Journal {
       }
       identity = identity(real);
     } catch (IOException e) {
-      throw io("cannot open", path, e);
+      throw openRefused(path, e);
     }
     AtomicReference<FileJournal> slot = new AtomicReference<>();
     if (HELD.putIfAbsent(identity, slot) != null) {
@@ -527,7 +528,7 @@ public final class FileJournal implements Journal {
         throw new IOException("the file was replaced while it was being opened");
       }
     } catch (IOException e) {
-      throw abandon(ch, identity, slot, io("cannot open", path, e));
+      throw abandon(ch, identity, slot, openRefused(path, e));
     }
     try {
       FileChannel opened = ch;
@@ -683,6 +684,24 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       return false; // removed, or its folder is gone: not the journal's file any more
     }
+  }
+
+  /**
+   * The refusal of an opening of {@code path} that {@code e} failed. A denied file or folder also
+   * says what to do: "permission denied" alone left an operator to guess whether the journal, its
+   * folder or a folder above was at fault, and that another path would do.
+   */
+  private static JournalException openRefused(Path path, IOException e) {
+    JournalException refused = io("cannot open", path, e);
+    if (!(e instanceof AccessDeniedException)) {
+      return refused;
+    }
+    return new JournalException(
+        refused.reason(),
+        refused.detail()
+            + "; grant this user write access to the journal and its folder, or choose another"
+            + " journal path (mesh serve --journal)",
+        e);
   }
 
   /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */
