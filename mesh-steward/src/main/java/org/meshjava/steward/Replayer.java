@@ -57,7 +57,7 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
     Objects.requireNonNull(engine, "engine");
-    return replay(serve, engine, () -> ask("its name", engine::name), Duration.ZERO);
+    return replay(serve, engine, () -> ask("its name", engine::name), Duration.ZERO, null);
   }
 
   /**
@@ -74,7 +74,7 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, String backendName) {
     Objects.requireNonNull(backendName, "backendName");
-    return replay(serve, engine, () -> backendName, Duration.ZERO);
+    return replay(serve, engine, () -> backendName, Duration.ZERO, null);
   }
 
   /**
@@ -83,10 +83,29 @@ public final class Replayer {
    * the {@code ENGINE_FAILED} verdict, its thread interrupted and what it returns later dropped.
    */
   static ReplayVerdict replay(
-      ReplayInputs serve, ServingEngine engine, String backendName, Duration deadline) {
+      ReplayInputs serve,
+      ServingEngine engine,
+      String backendName,
+      Duration deadline,
+      SlotTaker slot) {
     Objects.requireNonNull(backendName, "backendName");
     Objects.requireNonNull(deadline, "deadline");
-    return replay(serve, engine, () -> backendName, deadline);
+    Objects.requireNonNull(slot, "slot");
+    return replay(serve, engine, () -> backendName, deadline, slot);
+  }
+
+  /**
+   * Where a steward's replay takes a slot on its backend before the re-serve, as a serve does
+   * ({@link BackendSlots}): a re-serve beside serves is work the backend runs at once with them.
+   */
+  @FunctionalInterface
+  interface SlotTaker {
+    /**
+     * Takes a slot on the backend, or refuses.
+     *
+     * @throws ServeException {@code BACKEND_BUSY} when the backend has no slot free
+     */
+    BackendSlots.Held take() throws ServeException;
   }
 
   /** Where a replay reads the backend's name: the registry's, or the engine's own. */
@@ -96,18 +115,26 @@ public final class Replayer {
   }
 
   private static ReplayVerdict replay(
-      ReplayInputs serve, ServingEngine engine, BackendName name, Duration deadline) {
+      ReplayInputs serve,
+      ServingEngine engine,
+      BackendName name,
+      Duration deadline,
+      @Nullable SlotTaker slot) {
     Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
     try {
-      return replayAsking(serve, engine, name, deadline);
+      return replayAsking(serve, engine, name, deadline, slot);
     } catch (EngineAskFailed e) {
       return notReplayable(ReplayVerdict.Reason.ENGINE_FAILED, e.detail);
     }
   }
 
   private static ReplayVerdict replayAsking(
-      ReplayInputs serve, ServingEngine engine, BackendName backendName, Duration deadline)
+      ReplayInputs serve,
+      ServingEngine engine,
+      BackendName backendName,
+      Duration deadline,
+      @Nullable SlotTaker slot)
       throws EngineAskFailed {
     MeshReceipt receipt = serve.receipt();
     ServeRequest request = serve.request();
@@ -154,9 +181,21 @@ public final class Replayer {
           ReplayVerdict.Reason.OTHER_REQUEST,
           "the receipt is for request " + receipt.requestId() + ", not " + requestId);
     }
+    BackendSlots.@Nullable Held held = null;
+    if (slot != null) {
+      try {
+        held = slot.take();
+      } catch (ServeException busy) {
+        // Taken after rows 1 to 5, so a receipt that cannot be replayed says why whatever the
+        // backend is doing; a busy backend is refused as a serve on it would be.
+        return notReplayable(
+            ReplayVerdict.Reason.ENGINE_FAILED,
+            "backend " + name + " could not re-serve: " + busy.getMessage());
+      }
+    }
     TokenSequence rerun;
     try {
-      EngineResult result = reServe(engine, identified, prompt, deadline);
+      EngineResult result = reServe(engine, identified, prompt, deadline, held);
       if (result == null) {
         // As a serve's engine that returns no result is refused: in words, not the JVM's about a
         // null dereference inside this class.
@@ -201,33 +240,48 @@ public final class Replayer {
   /**
    * The engine's re-serve: on this thread where there is no deadline; else on a daemon thread of
    * its own, waited for at most {@code deadline}. Without it, a steward's replay of an engine that
-   * hung waited for good, though its serves are bounded by the same deadline.
+   * hung waited for good, though its serves are bounded by the same deadline. {@code held}, the
+   * steward's slot on the backend (none without a steward), is let go when the engine returns.
    */
   private static @Nullable EngineResult reServe(
-      ServingEngine engine, IdentifiedRequest request, TokenSequence prompt, Duration deadline)
+      ServingEngine engine,
+      IdentifiedRequest request,
+      TokenSequence prompt,
+      Duration deadline,
+      BackendSlots.@Nullable Held held)
       throws EngineException, EngineDeadline.Overrun {
     if (deadline.isZero()) {
-      return engine.serve(request, prompt);
+      try {
+        return engine.serve(request, prompt);
+      } finally {
+        if (held != null) {
+          held.close();
+        }
+      }
     }
     CompletableFuture<@Nullable EngineResult> done = new CompletableFuture<>();
-    Thread reServing =
-        Thread.ofPlatform()
-            .daemon()
-            .name("mesh-replay")
-            .start(
-                () -> {
-                  try {
-                    done.complete(engine.serve(request, prompt));
-                  } catch (Throwable e) {
-                    done.completeExceptionally(e);
-                  }
-                });
+    Thread reServing;
+    try {
+      reServing = startReServing(engine, request, prompt, held, done);
+    } catch (RuntimeException | Error noThread) {
+      // No thread could be made (out of memory): the engine never ran, so the slot is let go here.
+      if (held != null) {
+        held.close();
+      }
+      throw noThread;
+    }
     try {
       return done.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException late) {
+      if (held != null) {
+        held.handOff();
+      }
       reServing.interrupt();
       throw new EngineDeadline.Overrun(deadline);
     } catch (InterruptedException e) {
+      if (held != null) {
+        held.handOff();
+      }
       reServing.interrupt();
       Thread.currentThread().interrupt();
       throw new EngineException("the replay was interrupted while it waited for the engine");
@@ -244,6 +298,40 @@ public final class Replayer {
       }
       throw new IllegalStateException(thrown);
     }
+  }
+
+  /** Starts the thread that re-serves and hands what the engine did to {@code done}. */
+  private static Thread startReServing(
+      ServingEngine engine,
+      IdentifiedRequest request,
+      TokenSequence prompt,
+      BackendSlots.@Nullable Held held,
+      CompletableFuture<@Nullable EngineResult> done) {
+    return Thread.ofPlatform()
+        .daemon()
+        .name("mesh-replay")
+        .start(
+            () -> {
+              EngineResult result = null;
+              Throwable thrown = null;
+              try {
+                result = engine.serve(request, prompt);
+              } catch (Throwable e) {
+                thrown = e;
+              } finally {
+                // The slot is let go when the engine returns, not when the replay stops
+                // waiting: an engine that hangs holds it, as an overrun serve's does, so
+                // replays of a stuck backend cannot pile up a thread each.
+                if (held != null) {
+                  held.handOff().run();
+                }
+              }
+              if (thrown == null) {
+                done.complete(result);
+              } else {
+                done.completeExceptionally(thrown);
+              }
+            });
   }
 
   private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine)

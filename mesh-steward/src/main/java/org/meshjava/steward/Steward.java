@@ -296,14 +296,18 @@ public final class Steward implements AutoCloseable {
    * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
    * ReplayInputs, ServingEngine, String)}). The re-serve is bounded by this steward's {@link
    * Builder#engineDeadline}, as a serve is: an engine that has not returned by then is {@link
-   * ReplayVerdict.Reason#ENGINE_FAILED}. Meters, seals and journals nothing. Thread-safe as far as
-   * the engine is.
+   * ReplayVerdict.Reason#ENGINE_FAILED}. The re-serve takes a slot on the backend as a serve does
+   * ({@link Builder#backend}'s bounds), held until the engine returns even past the deadline: a
+   * backend with none free is {@code ENGINE_FAILED}, in the words of a serve's {@code
+   * BACKEND_BUSY}. Meters, seals and journals nothing. Thread-safe as far as the engine is.
    *
    * @return exactly one verdict; never throws for a mismatch
    * @throws IllegalArgumentException if {@code backend} is not one of {@link #backends()}
    */
   public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
-    return Replayer.replay(serve, backend, backendName(backend), engineDeadline);
+    String name = backendName(backend);
+    RoutedBackend routed = new RoutedBackend(name, backend, heldFaults);
+    return Replayer.replay(serve, backend, name, engineDeadline, () -> slots.take(routed));
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -21,7 +22,7 @@ import org.meshjava.receipt.ChainHead;
 class ReplayDeadlineTest {
 
   /** The honest engine, which hangs in {@code serve} once {@link #hang} is set, until released. */
-  static final class Hangs extends ForwardingEngine {
+  static class Hangs extends ForwardingEngine {
     final AtomicBoolean hang = new AtomicBoolean();
     final CountDownLatch release = new CountDownLatch(1);
 
@@ -32,9 +33,17 @@ class ReplayDeadlineTest {
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence payload) throws EngineException {
       if (hang.get()) {
-        try {
-          release.await(20, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
+        // Stuck as a native call is: the deadline's interrupt does not end the wait.
+        boolean interrupted = false;
+        while (true) {
+          try {
+            release.await(20, TimeUnit.SECONDS);
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        if (interrupted) {
           Thread.currentThread().interrupt();
         }
       }
@@ -80,6 +89,78 @@ class ReplayDeadlineTest {
         engine.release.countDown();
       }
       assertThat(s.head().nextSequence()).as("the replay sealed nothing").isEqualTo(1);
+    }
+  }
+
+  /**
+   * Regression: a replay took no slot on its backend, so a replay of a backend that runs one serve
+   * at once ran beside its serves, and a hung engine's overrun replays each left a thread running
+   * with nothing refused {@code BACKEND_BUSY}. The re-serve now holds a slot until the engine
+   * returns, as an overrun serve does.
+   */
+  @Test
+  void aReplayHoldsABackendSlotUntilItsEngineReturns_evenPastTheDeadline() throws Exception {
+    Hangs engine =
+        new Hangs() {
+          @Override
+          public int maxConcurrentServes() {
+            return 1;
+          }
+
+          @Override
+          public int maxWaitingServes() {
+            return 0;
+          }
+        };
+    try (Steward s =
+        Steward.builder(ReplayTest.KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(new org.meshjava.energy.EstimatorMeter())
+            .engineDeadline(Duration.ofMillis(50))
+            .backend(engine)
+            .build()) {
+      ServeResult r = s.serve(ReplayTest.REQUEST, ReplayTest.PROMPT);
+      ReplayInputs inputs =
+          new ReplayInputs(
+              r.receipt(),
+              ReplayTest.REQUEST,
+              ReplayTest.PROMPT,
+              s.opening(ReplayTest.REQUEST.id()),
+              Optional.empty());
+      engine.hang.set(true);
+      try {
+        assertThat(s.replay(inputs, engine))
+            .isInstanceOfSatisfying(
+                ReplayVerdict.NotReplayable.class,
+                n -> assertThat(n.detail()).endsWith("it did not return within 50 ms"));
+        assertThatThrownBy(() -> s.serve(ReplayTest.REQUEST, ReplayTest.PROMPT))
+            .as("the overrun replay's engine still runs, in the backend's one slot")
+            .isInstanceOfSatisfying(
+                ServeException.class,
+                e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.BACKEND_BUSY));
+        assertThat(s.replay(inputs, engine))
+            .isInstanceOfSatisfying(
+                ReplayVerdict.NotReplayable.class,
+                n -> {
+                  assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+                  assertThat(n.detail())
+                      .startsWith(
+                          "backend "
+                              + s.backendName(engine)
+                              + " could not re-serve: BACKEND_BUSY: ")
+                      .contains("runs 1 serve(s) at once");
+                });
+      } finally {
+        engine.hang.set(false);
+        engine.release.countDown();
+      }
+      // The engine's return lets the slot go: a replay then runs (no slot leaked).
+      ReplayVerdict after = s.replay(inputs, engine);
+      for (int i = 0; i < 200 && after instanceof ReplayVerdict.NotReplayable; i++) {
+        Thread.sleep(5);
+        after = s.replay(inputs, engine);
+      }
+      assertThat(after).isInstanceOf(ReplayVerdict.Verified.class);
     }
   }
 }
