@@ -291,10 +291,13 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Replays a serve this steward sealed on {@code backend}, one of its {@link #backends()}, held to
-   * the receipt's backend by the name it was registered under ({@link #backendName}), as the serve
-   * was routed and sealed, not by its {@code name()} asked again ({@link Replayer#replay(
-   * ReplayInputs, ServingEngine, String)}). The re-serve is bounded by this steward's {@link
+   * Replays a sealed serve on {@code backend}, one of its {@link #backends()}. Any receipt naming
+   * that backend and its recipe can be replayed, whichever steward sealed it: by §6.4 whoever holds
+   * the payload and the opening may replay, so the receipt's signature is not checked here (check
+   * it with {@code Jcr1.open} against the steward you trust). The re-serve is held to the receipt's
+   * backend by the name it was registered under ({@link #backendName}), as the serve was routed and
+   * sealed, not by its {@code name()} asked again ({@link Replayer#replay( ReplayInputs,
+   * ServingEngine, String)}). The re-serve is bounded by this steward's {@link
    * Builder#engineDeadline}, as a serve is: an engine that has not returned by then is {@link
    * ReplayVerdict.Reason#ENGINE_FAILED}. The re-serve takes a slot on the backend as a serve does
    * ({@link Builder#backend}'s bounds), held until the engine returns even past the deadline: a
