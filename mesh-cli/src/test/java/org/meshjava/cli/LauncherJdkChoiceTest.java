@@ -120,6 +120,28 @@ class LauncherJdkChoiceTest {
   }
 
   /**
+   * Regression: on 32-bit ARM, where uname says {@code armv7l} and a JDK's release file says {@code
+   * arm}, the only JDK 25 that runs was passed over as built for another architecture and every
+   * command refused; and on a 32-bit system with a 64-bit kernel (uname {@code aarch64}), so was
+   * the 32-bit JDK. Both are taken; an x86_64 JDK still is not.
+   */
+  @Test
+  void aJdk25For32BitArm_isTakenOnArm() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    Path bin =
+        LauncherCopy.binOf(root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find");
+    Path uname = bin.resolve("uname");
+    Path arm = jdk(root.resolve("jvm/java-25-arm"), "25.0.1", true, "OS_ARCH=\"arm\"\r\n");
+    jdk(root.resolve("jvm/temurin-25-jdk"), "25.0.10", true, "OS_ARCH=\"x86_64\"\n");
+    for (String machine : List.of("armv7l", "aarch64")) {
+      Files.writeString(uname, "#!/bin/sh\necho " + machine + "\n", StandardCharsets.UTF_8);
+      assertThat(uname.toFile().setExecutable(true)).isTrue();
+
+      assertThat(startedBy(null)).as(machine).isEqualTo(arm.toString());
+    }
+  }
+
+  /**
    * With {@code JAVA_HOME} at a JDK 17, a JDK 25 found under {@code /usr/lib/jvm} runs the command
    * (the older one cannot), and a JDK 25 at {@code JAVA_HOME} is taken over a newer update there.
    */

@@ -29,27 +29,10 @@ class LauncherStaleBuildLockTest {
    */
   @Test
   void twoWaitersOnALockWhoseOwnerDied_buildOnce() throws Exception {
-    String launcher =
-        Files.readString(Path.of("..", "mesh").toAbsolutePath().normalize())
-            .replace("command -v flock", "command -v flock-missing-here");
-    assertThat(launcher).contains("flock-missing-here");
-    Files.writeString(root.resolve("mesh"), launcher, StandardCharsets.UTF_8);
-    Path log = root.resolve("builds.log");
-    executable(
-        root.resolve("mvnw"),
-        "log='" + log + "'",
-        "echo start >> \"$log\"",
-        "mkdir \"$log.building\" 2>/dev/null || echo overlap >> \"$log\"",
-        "sleep 1",
-        "mkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar",
-        "rmdir \"$log.building\" 2>/dev/null",
-        "echo end >> \"$log\"");
-    Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
-    Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
-    Process dead = new ProcessBuilder("true").start();
-    assertThat(dead.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    Path log = launcherNeedingABuild("1");
+    long dead = deadPid();
     Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
-    Files.writeString(lock.resolve("pid"), dead.pid() + "\n", StandardCharsets.UTF_8);
+    Files.writeString(lock.resolve("pid"), dead + "\n", StandardCharsets.UTF_8);
     String realCat =
         Stream.of(System.getenv("PATH").split(":"))
             .map(d -> Path.of(d, "cat"))
@@ -104,6 +87,67 @@ class LauncherStaleBuildLockTest {
     // The stand-in build makes no real jar, so each command then fails to start; only the builds
     // are under test.
     assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
+   * Regression: a waiter killed while it took a dead owner's lock over left that lock renamed
+   * ({@code .mesh-build.lock.d.<its pid>}), and nothing ever removed it. The next build removes one
+   * whose waiter is gone and keeps one whose waiter still runs.
+   */
+  @Test
+  void aLockLeftRenamedByAKilledWaiter_isRemovedByTheNextBuild() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path target = root.resolve("mesh-cli/target");
+    Path left = Files.createDirectories(target.resolve(".mesh-build.lock.d." + deadPid()));
+    Files.writeString(left.resolve("pid"), "1\n", StandardCharsets.UTF_8);
+    long here = ProcessHandle.current().pid();
+    Path inUse = Files.createDirectories(target.resolve(".mesh-build.lock.d." + here));
+
+    Process launcher =
+        LauncherCopy.start(
+            "bash",
+            root,
+            root.resolve("out.txt"),
+            Map.of("JAVA_HOME", System.getProperty("java.home")),
+            "--version");
+
+    assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+    assertThat(left).doesNotExist();
+    assertThat(inUse).isDirectory();
+  }
+
+  /**
+   * The launcher copied into {@code root} with the folder lock, a source newer than any build, and
+   * a stand-in Maven wrapper whose build takes {@code seconds} and logs its start and end (and an
+   * overlap with another) into the returned file.
+   */
+  private Path launcherNeedingABuild(String seconds) throws java.io.IOException {
+    String launcher =
+        Files.readString(Path.of("..", "mesh").toAbsolutePath().normalize())
+            .replace("command -v flock", "command -v flock-missing-here");
+    assertThat(launcher).contains("flock-missing-here");
+    Files.writeString(root.resolve("mesh"), launcher, StandardCharsets.UTF_8);
+    Path log = root.resolve("builds.log");
+    executable(
+        root.resolve("mvnw"),
+        "log='" + log + "'",
+        "echo start >> \"$log\"",
+        "mkdir \"$log.building\" 2>/dev/null || echo overlap >> \"$log\"",
+        "sleep " + seconds,
+        "mkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar",
+        "rmdir \"$log.building\" 2>/dev/null",
+        "echo end >> \"$log\"");
+    Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
+    Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
+    return log;
+  }
+
+  /** The id of a process that has ended. */
+  private static long deadPid() throws Exception {
+    Process dead = new ProcessBuilder("true").start();
+    assertThat(dead.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    return dead.pid();
   }
 
   private static void executable(Path file, String... lines) throws java.io.IOException {

@@ -100,6 +100,23 @@ final class ExitHold {
         cause);
   }
 
+  /**
+   * Whether {@code failure} is, or was caused by, the JVM's refusal of a shutdown hook or a
+   * deletion on exit because it has begun to stop: {@link Runtime#addShutdownHook} and {@link
+   * java.io.File#deleteOnExit} throw {@link IllegalStateException} "Shutdown in progress" from the
+   * moment the JVM begins to stop, before any hook (this hold's included) has run.
+   */
+  static boolean refusedAsStopping(Throwable failure) {
+    Throwable t = failure;
+    // Bounded: a cause chain may loop.
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof IllegalStateException && "Shutdown in progress".equals(t.getMessage())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The hook's work: refuses native work from now on and waits, bounded, for that in progress. */
   synchronized void stop() {
     stopping = true;

@@ -501,8 +501,11 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
       hold.building();
       try {
         return loading.load();
-      } catch (OnnxEngineException | RuntimeException e) {
-        if (hold.stopping()) {
+      } catch (OnnxEngineException | RuntimeException | Error e) {
+        // The JVM refuses the loader from the moment it begins to stop, before the hold's hook has
+        // run; and a refusal met while ONNX Runtime's classes initialise comes as an Error
+        // (ExceptionInInitializerError), which escaped as neither a stop nor a typed failure.
+        if (hold.stopping() || ExitHold.refusedAsStopping(e)) {
           // ONNX Runtime's loader, refused its deletions on exit, may have left its libraries.
           OrtLibraryDirectory.find().ifPresent(OrtLibraryDirectory::remove);
           throw ExitHold.stopped(e);

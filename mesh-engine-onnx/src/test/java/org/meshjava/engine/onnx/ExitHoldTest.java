@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +88,45 @@ class ExitHoldTest {
             e -> assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.STOPPING));
     assertThat(loadsAfter).hasValue(0);
     assertThat(hold.hold()).as("an engine's close is skipped once stopping").isFalse();
+  }
+
+  /**
+   * Regression: the JVM refuses the loader's shutdown hook or deletion on exit from the moment it
+   * begins to stop, before the hold's own hook has run, and that refusal was reported as the
+   * model's failure; met while ONNX Runtime's classes initialise (the first build of a process), it
+   * comes as an {@link ExceptionInInitializerError}, which escaped the build untyped. Both are now
+   * the stop, and the hold is let go.
+   */
+  @Test
+  void aLoaderRefusedAsTheJvmBeginsToStop_isTheStop_beforeTheHookRuns() throws Exception {
+    ExitHold hold = new ExitHold(hook::set, Duration.ofSeconds(30));
+    IllegalStateException refused = new IllegalStateException("Shutdown in progress");
+    for (Throwable failure :
+        List.of(
+            new IllegalStateException("Failed to create OrtEnvironment", refused),
+            new ExceptionInInitializerError(refused))) {
+      assertThatThrownBy(
+              () ->
+                  OnnxDecisionEngine.Builder.build(
+                      hold,
+                      () -> {
+                        if (failure instanceof Error error) {
+                          throw error;
+                        }
+                        throw (RuntimeException) failure;
+                      }))
+          .as(failure.toString())
+          .isInstanceOfSatisfying(
+              OnnxEngineException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.STOPPING);
+                assertThat(e.getCause()).isSameAs(failure);
+              });
+    }
+    assertThat(ExitHold.refusedAsStopping(new IllegalStateException("other"))).isFalse();
+    long start = System.nanoTime();
+    hook.get().run();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
   }
 
   /** A build stuck in native code keeps a stopped process only as long as the bound. */
