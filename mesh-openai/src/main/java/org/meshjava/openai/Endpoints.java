@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.PromptText;
@@ -920,8 +921,15 @@ final class Endpoints {
       message = at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
     }
     String named = e.reason().name() + ": ";
-    return message.startsWith(named) ? message.substring(named.length()) : message;
+    message = message.startsWith(named) ? message.substring(named.length()) : message;
+    // An engine that gave no words is named by its Java class in the steward's message, for the
+    // operator and the embedder; the API client reads only that it gave none.
+    return THREW_A_CLASS.matcher(message).replaceAll("");
   }
+
+  /** The steward's "it threw java.lang.X, and " before "it gave no reason" (Metering#why). */
+  private static final Pattern THREW_A_CLASS =
+      Pattern.compile("it threw [\\p{javaJavaIdentifierPart}.$]+, and (?=it gave no reason)");
 
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);

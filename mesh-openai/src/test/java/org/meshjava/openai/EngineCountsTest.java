@@ -89,5 +89,15 @@ class EngineCountsTest {
                   .asText())
           .endsWith("backend thrower failed: it gave no reason");
     }
+    try (Fixture f =
+        new Fixture(null, b -> b.backend(ThrowingEngine.of(new NullPointerException())), b -> {})) {
+      assertThat(
+              f.post("/v1/chat/completions", Fixture.chat("boom"))
+                  .error(502, "engine_failed")
+                  .get("message")
+                  .asText())
+          .endsWith("backend thrower failed: it gave no reason")
+          .doesNotContain("java.lang");
+    }
   }
 }
