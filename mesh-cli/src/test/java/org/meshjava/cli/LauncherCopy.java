@@ -119,21 +119,9 @@ final class LauncherCopy {
     if (!Files.exists(launcher)) {
       Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), launcher);
     }
-    String[] command = new String[args.length + 2];
-    command[0] = shell;
-    command[1] = launcher.toString();
-    System.arraycopy(args, 0, command, 2, args.length);
-    Path out = root.resolve("out.txt");
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(root.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(out.toFile());
-    pb.environment().clear();
-    pb.environment().putAll(environment(inherited, env));
-    Process p = pb.start();
+    Process p = started(shell, root, root.resolve("out.txt"), inherited, env, args);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
-    return new Ran(p.exitValue(), Files.readString(out));
+    return new Ran(p.exitValue(), Files.readString(root.resolve("out.txt")));
   }
 
   /**
@@ -142,6 +130,17 @@ final class LauncherCopy {
    * process's environment, and returns at once: for a test that acts on the launcher while it runs.
    */
   static Process start(String shell, Path root, Path out, Map<String, String> env, String... args)
+      throws IOException {
+    return started(shell, root, out, System.getenv(), env, args);
+  }
+
+  private static Process started(
+      String shell,
+      Path root,
+      Path out,
+      Map<String, String> inherited,
+      Map<String, String> env,
+      String... args)
       throws IOException {
     List<String> command =
         new java.util.ArrayList<>(List.of(shell, root.resolve("mesh").toString()));
@@ -152,7 +151,7 @@ final class LauncherCopy {
             .redirectErrorStream(true)
             .redirectOutput(out.toFile());
     pb.environment().clear();
-    pb.environment().putAll(environment(System.getenv(), env));
+    pb.environment().putAll(environment(inherited, env));
     return pb.start();
   }
 

@@ -59,21 +59,8 @@ class ReplayDeadlineTest {
   @Test
   void aReplayWhoseEngineOverrunsTheStewardsDeadline_isTheEngineFailedVerdict() throws Exception {
     Hangs engine = new Hangs();
-    try (Steward s =
-        Steward.builder(ReplayTest.KEY)
-            .chainHead(ChainHead.GENESIS)
-            .meter(new org.meshjava.energy.EstimatorMeter())
-            .engineDeadline(Duration.ofMillis(100))
-            .backend(engine)
-            .build()) {
-      ServeResult r = s.serve(ReplayTest.REQUEST, ReplayTest.PROMPT);
-      ReplayInputs inputs =
-          new ReplayInputs(
-              r.receipt(),
-              ReplayTest.REQUEST,
-              ReplayTest.PROMPT,
-              s.opening(ReplayTest.REQUEST.id()),
-              Optional.empty());
+    try (Steward s = stewardOf(engine, Duration.ofMillis(100))) {
+      ReplayInputs inputs = servedOnce(s);
       assertThat(s.replay(inputs, engine)).isInstanceOf(ReplayVerdict.Verified.class);
 
       engine.hang.set(true);
@@ -112,21 +99,8 @@ class ReplayDeadlineTest {
             return 0;
           }
         };
-    try (Steward s =
-        Steward.builder(ReplayTest.KEY)
-            .chainHead(ChainHead.GENESIS)
-            .meter(new org.meshjava.energy.EstimatorMeter())
-            .engineDeadline(Duration.ofMillis(50))
-            .backend(engine)
-            .build()) {
-      ServeResult r = s.serve(ReplayTest.REQUEST, ReplayTest.PROMPT);
-      ReplayInputs inputs =
-          new ReplayInputs(
-              r.receipt(),
-              ReplayTest.REQUEST,
-              ReplayTest.PROMPT,
-              s.opening(ReplayTest.REQUEST.id()),
-              Optional.empty());
+    try (Steward s = stewardOf(engine, Duration.ofMillis(50))) {
+      ReplayInputs inputs = servedOnce(s);
       engine.hang.set(true);
       try {
         assertThat(s.replay(inputs, engine))
@@ -162,5 +136,26 @@ class ReplayDeadlineTest {
       }
       assertThat(after).isInstanceOf(ReplayVerdict.Verified.class);
     }
+  }
+
+  /** A steward on {@code engine} alone, its serves and replays bounded by {@code deadline}. */
+  private static Steward stewardOf(Hangs engine, Duration deadline) {
+    return Steward.builder(ReplayTest.KEY)
+        .chainHead(ChainHead.GENESIS)
+        .meter(new org.meshjava.energy.EstimatorMeter())
+        .engineDeadline(deadline)
+        .backend(engine)
+        .build();
+  }
+
+  /** Serves the test's request once on {@code s} and gives what a replay of it needs. */
+  private static ReplayInputs servedOnce(Steward s) throws Exception {
+    ServeResult r = s.serve(ReplayTest.REQUEST, ReplayTest.PROMPT);
+    return new ReplayInputs(
+        r.receipt(),
+        ReplayTest.REQUEST,
+        ReplayTest.PROMPT,
+        s.opening(ReplayTest.REQUEST.id()),
+        Optional.empty());
   }
 }
