@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +28,8 @@ class LauncherStaleBuildLockTest {
   /**
    * Regression: two launchers waiting on a lock whose owner was killed both found it dead, each
    * removed it and claimed it anew, the second removing the lock the first had just claimed, and
-   * both built at once. The dead owner's lock is now renamed away before it is removed, which one
-   * waiter alone can do; the other waits for the build.
+   * both built at once. A dead owner's lock is removed only under the claim guard now, which one
+   * launcher holds at a time; the other waits for the build.
    */
   @Test
   void twoWaitersOnALockWhoseOwnerDied_buildOnce() throws Exception {
@@ -33,40 +37,7 @@ class LauncherStaleBuildLockTest {
     long dead = deadPid();
     Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
     Files.writeString(lock.resolve("pid"), dead + "\n", StandardCharsets.UTF_8);
-    String realCat =
-        Stream.of(System.getenv("PATH").split(":"))
-            .map(d -> Path.of(d, "cat"))
-            .filter(Files::isExecutable)
-            .findFirst()
-            .orElseThrow()
-            .toString();
-    // The stand-in cat holds the first two reads of the owner's id until both are made, and the
-    // second until the first waiter has claimed the lock anew: both find the owner dead, and the
-    // second acts on that after the first has taken over, the moment the takeover raced in.
-    Path readers = root.resolve("readers");
-    Path bin = Files.createDirectories(root.resolve("slow-bin"));
-    executable(
-        bin.resolve("cat"),
-        "case \"${1:-}\" in */.mesh-build.lock.d/pid)",
-        "  mkdir -p '" + readers + "'",
-        "  if [ \"$(ls '" + readers + "' | wc -l)\" -lt 2 ]; then",
-        "    content=\"$('" + realCat + "' \"$@\")\" || exit 1",
-        "    touch '" + readers + "'/$$",
-        "    n=\"$(ls '" + readers + "' | wc -l)\"",
-        "    for i in $(seq 200); do",
-        "      [ \"$(ls '" + readers + "' | wc -l)\" -ge 2 ] && break; sleep 0.02",
-        "    done",
-        "    if [ \"$n\" -ge 2 ]; then",
-        "      for i in $(seq 200); do",
-        "        now=\"$('" + realCat + "' \"$1\" 2>/dev/null)\" || now=''",
-        "        [ -z \"$now\" ] || [ \"$now\" = \"$content\" ] || break; sleep 0.02",
-        "      done",
-        "    fi",
-        "    printf '%s\\n' \"$content\"",
-        "    exit 0",
-        "  fi ;;",
-        "esac",
-        "exec '" + realCat + "' \"$@\"");
+    Path bin = holdingCat();
     List<Process> waiters = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       waiters.add(
@@ -87,6 +58,146 @@ class LauncherStaleBuildLockTest {
     // The stand-in build makes no real jar, so each command then fails to start; only the builds
     // are under test.
     assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
+   * Regression: a lock without its owner's id (a launcher killed between making the lock and
+   * writing its id, or one ended there by a waiter that moved its fresh lock away) was waited on by
+   * every later launcher, for ever, since only a named owner could be found dead. Under the claim
+   * guard, which a claimant holds until its id is written, such a lock is a dead claimant's, and is
+   * taken over.
+   */
+  @Test
+  void aLockWithoutItsOwnersId_isTakenOver_notWaitedOnForEver() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
+
+    buildsOnce(log);
+    assertThat(lock).doesNotExist();
+  }
+
+  /**
+   * A claim guard left by a launcher killed by SIGKILL inside it (with the lock it had made, still
+   * without an id) is waited on while it is young, as a claim in progress, and removed once older
+   * than a minute, as no claim takes so long; the lock is then taken over as above.
+   */
+  @Test
+  void aClaimGuardLeftByAKilledLauncher_isRemovedOnceOlderThanAMinute() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path target = root.resolve("mesh-cli/target");
+    Path guard = Files.createDirectories(target.resolve(".mesh-build.claim.d"));
+    Files.createDirectories(target.resolve(".mesh-build.lock.d"));
+    Files.setLastModifiedTime(guard, FileTime.from(Instant.now().minus(Duration.ofMinutes(2))));
+
+    buildsOnce(log);
+    assertThat(guard).doesNotExist();
+  }
+
+  /**
+   * Regression: a launcher whose fresh lock was moved away before it wrote its id into it (by a
+   * waiter of the launchers before the claim guard, taking a dead owner's lock over) ended under
+   * {@code set -e} with bash's "No such file or directory" on {@code .mesh-build.lock.d/pid}, and
+   * built nothing. A failed write of the id now gives the claim up and claims again. A stand-in
+   * {@code mkdir} moves the first lock it makes away at once.
+   */
+  @Test
+  void aLockMovedAwayBeforeItsIdIsWritten_isClaimedAgain_notTheLaunchersEnd() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path bin = Files.createDirectories(root.resolve("moving-bin"));
+    Path moved = root.resolve("moved-once");
+    String realMkdir = onPath("mkdir");
+    executable(
+        bin.resolve("mkdir"),
+        "case \"${1:-}\" in */.mesh-build.lock.d)",
+        "  if [ ! -e '" + moved + "' ]; then",
+        "    '" + realMkdir + "' \"$1\" || exit 1",
+        "    touch '" + moved + "'",
+        "    '" + onPath("mv") + "' \"$1\" \"$1." + deadPid() + "\"",
+        "    exit 0",
+        "  fi ;;",
+        "esac",
+        "exec '" + realMkdir + "' \"$@\"");
+
+    Process launcher =
+        launcher(root.resolve("out.txt"), Map.of("PATH", bin + ":" + System.getenv("PATH")));
+
+    assertThat(launcher.waitFor(15, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    assertThat(moved).exists();
+    assertThat(Files.readString(root.resolve("out.txt"))).doesNotContain("No such file");
+    assertThat(launcher.exitValue()).as(Files.readString(root.resolve("out.txt"))).isZero();
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
+   * Regression: a waiter that found the lock's owner dead renamed the lock away to check it; where
+   * another waiter had taken the dead lock over first, it had moved that waiter's live lock, and
+   * where a third launcher claimed in the gap before the put-back, the live lock was removed and
+   * two builds ran at once. Three launchers are driven into that gap: the stand-in {@code cat}
+   * holds the two waiters' reads as above, and a stand-in {@code mv} starts the third launcher
+   * right after a waiter moves a live lock away and returns once it has claimed. The lock is now
+   * taken over under the claim guard, without being moved (the stand-ins then stand aside), and the
+   * build runs once. Slow: the waiters wait out a build at the launcher's one-second pace.
+   */
+  @Test
+  @Tag("slow")
+  void aThirdLauncherClaimingDuringATakeover_doesNotBuildBesideTheLiveLock() throws Exception {
+    Path log = launcherNeedingABuild("2");
+    Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
+    Files.writeString(lock.resolve("pid"), deadPid() + "\n", StandardCharsets.UTF_8);
+    Path bin = holdingCat();
+    Path moves = root.resolve("lock-moves");
+    Path third = root.resolve("third-launcher");
+    executable(
+        bin.resolve("mv"),
+        "src=\"${@: -2:1}\"",
+        "'" + onPath("mv") + "' \"$@\" || exit $?",
+        "case \"$src\" in */.mesh-build.lock.d)",
+        "  echo \"$src\" >> '" + moves + "'",
+        "  if [ \"$('" + REAL_CAT + "' '" + moves + "' | wc -l)\" -eq 2 ]; then",
+        "    bash '" + root.resolve("mesh") + "' --version > '" + third + ".out' 2>&1 &",
+        "    echo $! > '" + third + "'",
+        "    for i in $(seq 200); do [ -d \"$src\" ] && break; sleep 0.02; done",
+        "  fi ;;",
+        "esac");
+    Map<String, String> env = Map.of("PATH", bin + ":" + System.getenv("PATH"));
+    List<Process> waiters = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      waiters.add(launcher(root.resolve("out-" + i + ".txt"), env));
+    }
+    for (Process p : waiters) {
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    }
+    if (Files.exists(third)) {
+      long pid = Long.parseLong(Files.readString(third).strip());
+      ProcessHandle.of(pid).ifPresent(h -> h.onExit().join());
+    }
+
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /** Runs the launcher, and checks that it ends, having built once ({@code log}). */
+  private void buildsOnce(Path log) throws Exception {
+    Process launcher = launcher(root.resolve("out.txt"), Map.of());
+
+    boolean ended = launcher.waitFor(15, TimeUnit.SECONDS);
+    if (!ended) {
+      launcher.destroyForcibly(); // it waits on the lock for ever
+    }
+
+    assertThat(ended)
+        .as("the launcher ends: %s", Files.readString(root.resolve("out.txt")))
+        .isTrue();
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
+   * Starts the launcher copied into {@code root} ({@code mesh --version}) with a stand-in JDK 25,
+   * so that no JVM starts after the build, and {@code env}.
+   */
+  private Process launcher(Path out, Map<String, String> env) throws java.io.IOException {
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.put("JAVA_HOME", LauncherCopy.standInJdk(root).toString());
+    return LauncherCopy.start("bash", root, out, all, "--version");
   }
 
   /**
@@ -116,6 +227,56 @@ class LauncherStaleBuildLockTest {
     assertThat(left).doesNotExist();
     assertThat(inUse).isDirectory();
   }
+
+  /**
+   * A folder of stand-ins, first on the launchers' {@code PATH}, whose {@code cat} holds the first
+   * two reads of the lock's owner until both are made, and the second until the first waiter has
+   * claimed the lock anew: both find the owner dead, and the second acts on that after the first
+   * has taken over, the moment a takeover without the claim guard raced in. A read made under the
+   * claim guard is not held: no other launcher can read, claim or remove the lock then, so there is
+   * no interleaving to force (holding it would only wait out the stand-in's time limit).
+   */
+  private Path holdingCat() throws java.io.IOException {
+    Path readers = root.resolve("readers");
+    Path guard = root.resolve("mesh-cli/target/.mesh-build.claim.d");
+    Path bin = Files.createDirectories(root.resolve("slow-bin"));
+    executable(
+        bin.resolve("cat"),
+        "case \"${1:-}\" in */.mesh-build.lock.d/pid)",
+        "  [ -d '" + guard + "' ] && exec '" + REAL_CAT + "' \"$@\"",
+        "  mkdir -p '" + readers + "'",
+        "  if [ \"$(ls '" + readers + "' | wc -l)\" -lt 2 ]; then",
+        "    content=\"$('" + REAL_CAT + "' \"$@\")\" || exit 1",
+        "    touch '" + readers + "'/$$",
+        "    n=\"$(ls '" + readers + "' | wc -l)\"",
+        "    for i in $(seq 200); do",
+        "      [ \"$(ls '" + readers + "' | wc -l)\" -ge 2 ] && break; sleep 0.02",
+        "    done",
+        "    if [ \"$n\" -ge 2 ]; then",
+        "      for i in $(seq 200); do",
+        "        now=\"$('" + REAL_CAT + "' \"$1\" 2>/dev/null)\" || now=''",
+        "        [ -z \"$now\" ] || [ \"$now\" = \"$content\" ] || break; sleep 0.02",
+        "      done",
+        "    fi",
+        "    printf '%s\\n' \"$content\"",
+        "    exit 0",
+        "  fi ;;",
+        "esac",
+        "exec '" + REAL_CAT + "' \"$@\"");
+    return bin;
+  }
+
+  /** {@code tool}'s file on this process's {@code PATH}. */
+  private static String onPath(String tool) {
+    return Stream.of(System.getenv("PATH").split(":"))
+        .map(d -> Path.of(d, tool))
+        .filter(Files::isExecutable)
+        .findFirst()
+        .orElseThrow()
+        .toString();
+  }
+
+  private static final String REAL_CAT = onPath("cat");
 
   /**
    * The launcher copied into {@code root} with the folder lock, a source newer than any build, and
