@@ -51,6 +51,13 @@ class LauncherJdkChoiceTest {
 
   /** The JDK home that ran {@code mesh key show} with {@code javaHome} as JAVA_HOME (or none). */
   private String startedBy(@Nullable String javaHome) throws Exception {
+    LauncherCopy.Ran ran = run(javaHome);
+    assertThat(ran.code()).as(ran.out()).isZero();
+    return Files.readString(root.resolve("started-by")).strip();
+  }
+
+  /** How {@code mesh key show} ran with {@code javaHome} as JAVA_HOME (or none). */
+  private LauncherCopy.Ran run(@Nullable String javaHome) throws Exception {
     Path bin = root.resolve("bin");
     if (!Files.exists(bin)) {
       LauncherCopy.binOf(
@@ -63,9 +70,7 @@ class LauncherJdkChoiceTest {
     if (javaHome != null) {
       env.put("JAVA_HOME", javaHome);
     }
-    LauncherCopy.Ran ran = LauncherCopy.run(root, inherited, env, "key", "show");
-    assertThat(ran.code()).as(ran.out()).isZero();
-    return Files.readString(root.resolve("started-by")).strip();
+    return LauncherCopy.run(root, inherited, env, "key", "show");
   }
 
   /**
@@ -117,6 +122,49 @@ class LauncherJdkChoiceTest {
         "OS_ARCH=\"" + (x86 ? "aarch64" : "x86_64") + "\"\n");
 
     assertThat(startedBy(null)).isEqualTo(here.toString());
+  }
+
+  /**
+   * Regression: an x86_64 JDK 25 on Apple Silicon, which Rosetta runs (slowly), was refused as
+   * built for another architecture where it had run before that check, with "no JDK 25 found (only
+   * … (JDK 25 for x86_64))", though it was the only JDK 25 there. Where no JDK 25 of the machine's
+   * own architecture is found, one of another whose {@code java -version} runs is taken and named
+   * in one line; one whose {@code java} cannot start is still named in the refusal.
+   */
+  @Test
+  void onlyAJdk25ForAnotherArchitecture_isTakenWhereItRuns_sayingSo() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    boolean x86 = List.of("amd64", "x86_64").contains(System.getProperty("os.arch"));
+    String other = x86 ? "aarch64" : "x86_64";
+    Path cannotStart =
+        jdk(root.resolve("jvm/java-25-openjdk"), "25.0.3", true, "OS_ARCH=\"" + other + "\"\n");
+    cannotStart(cannotStart);
+    Path emulated =
+        jdk(root.resolve("jvm/temurin-25-jdk"), "25.0.1", true, "OS_ARCH=\"" + other + "\"\n");
+
+    LauncherCopy.Ran ran = run(null);
+
+    assertThat(ran.code()).as(ran.out()).isZero();
+    assertThat(Files.readString(root.resolve("started-by")).strip()).isEqualTo(emulated.toString());
+    assertThat(ran.out())
+        .containsOnlyOnce("mesh: no JDK 25 for this machine")
+        .contains("running the one for " + other + " at " + emulated, "emulated");
+
+    cannotStart(emulated);
+    LauncherCopy.Ran refused = run(null);
+
+    assertThat(refused.code()).as(refused.out()).isEqualTo(1);
+    assertThat(refused.out())
+        .contains("no JDK 25 found", "(JDK 25 for " + other + ")")
+        .doesNotContain("running the one for");
+  }
+
+  /** Makes the stand-in JDK at {@code home} one whose {@code java} cannot start on this machine. */
+  private static void cannotStart(Path home) throws IOException {
+    Files.writeString(
+        home.resolve("bin/java"),
+        "#!/bin/sh\necho 'cannot execute binary file: Exec format error' >&2\nexit 126\n",
+        StandardCharsets.UTF_8);
   }
 
   /**
