@@ -21,6 +21,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.core.internal.JvmFailure;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a sysfs attribute with {@code open(2)}, {@code pread(2)} and {@code close(2)} through FFM,
@@ -31,10 +36,12 @@ import java.util.Optional;
  * access, as NVML needs) on Linux on x86-64 or AArch64, whose error numbers are the kernel's
  * generic ones; elsewhere {@link #orFiles()} gives NIO's {@link SysfsReader#FILES}, whose reading
  * of the text stays, so nothing new asks for native access or warns for it. Listing folders stays
- * NIO's: a folder that cannot be listed is named as a listing whatever its code. Stateless and
- * thread-safe.
+ * NIO's: a folder that cannot be listed is named as a listing whatever its code. A reader is
+ * stateless and thread-safe; {@link #orFiles()}'s is bound once per process.
  */
 final class ErrnoSysfsReader implements SysfsReader {
+  private static final Logger LOG = LoggerFactory.getLogger(ErrnoSysfsReader.class);
+
   // Linux's generic error numbers (asm-generic/errno-base.h, errno.h), shared by x86-64 and
   // AArch64; other architectures number some differently and are not bound.
   static final int EPERM = 1;
@@ -52,15 +59,19 @@ final class ErrnoSysfsReader implements SysfsReader {
   /** How much one {@code pread} asks for: every attribute the meter reads is far shorter. */
   private static final int CHUNK = 4096;
 
-  private static final MemoryLayout CAPTURED = Linker.Option.captureStateLayout();
-  private static final VarHandle ERRNO =
-      CAPTURED.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-
+  // The captured state's layout and its errno, taken when the reader is bound rather than when
+  // this class is initialised, so that nothing but the binding can fail there (a failed class
+  // initialisation fails every later use of the class for the process's life).
+  private final MemoryLayout captured;
+  private final VarHandle errno;
   private final MethodHandle open;
   private final MethodHandle pread;
   private final MethodHandle close;
 
-  private ErrnoSysfsReader(MethodHandle open, MethodHandle pread, MethodHandle close) {
+  private ErrnoSysfsReader(
+      MemoryLayout captured, MethodHandle open, MethodHandle pread, MethodHandle close) {
+    this.captured = captured;
+    this.errno = captured.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     this.open = open;
     this.pread = pread;
     this.close = close;
@@ -73,7 +84,7 @@ final class ErrnoSysfsReader implements SysfsReader {
    * and the flags, and sets {@code errno} in the state where it fails.
    */
   ErrnoSysfsReader withOpen(MethodHandle open) {
-    return new ErrnoSysfsReader(open, pread, close);
+    return new ErrnoSysfsReader(captured, open, pread, close);
   }
 
   /**
@@ -82,12 +93,60 @@ final class ErrnoSysfsReader implements SysfsReader {
    * the first read: a host without a powercap tree never pays for the binding.
    */
   static SysfsReader orFiles() {
-    return file -> Bound.READER.read(file);
+    return PROCESS;
   }
 
-  /** The reader {@link #orFiles()} reads with, bound when first used (the holder idiom). */
-  private static final class Bound {
-    static final SysfsReader READER = bound().<SysfsReader>map(r -> r).orElse(SysfsReader.FILES);
+  private static final OnFirstRead PROCESS = new OnFirstRead(ErrnoSysfsReader::bound);
+
+  /**
+   * A reader bound at its first read by {@code binding}, and {@link SysfsReader#FILES} where that
+   * gives none or fails (named once in the log, at WARN). The JVM failing while it binds (the heap
+   * gone: {@link JvmFailure}) passes to that read as it is, and the next read binds again: it was
+   * bound in a holder class before, whose failed initialisation left every later read of the
+   * process failing with {@link NoClassDefFoundError}, the meter's RAPL counters with it.
+   * Thread-safe: one read binds, those beside it wait for it.
+   */
+  static final class OnFirstRead implements SysfsReader {
+    private final Supplier<Optional<ErrnoSysfsReader>> binding;
+    private volatile @Nullable SysfsReader reader;
+
+    OnFirstRead(Supplier<Optional<ErrnoSysfsReader>> binding) {
+      this.binding = binding;
+    }
+
+    @Override
+    public String read(Path file) throws IOException {
+      return reader().read(file);
+    }
+
+    private SysfsReader reader() {
+      SysfsReader r = reader;
+      if (r != null) {
+        return r;
+      }
+      synchronized (this) {
+        r = reader;
+        if (r == null) {
+          r = bindOrFiles();
+          reader = r;
+        }
+        return r;
+      }
+    }
+
+    private SysfsReader bindOrFiles() {
+      try {
+        return binding.get().<SysfsReader>map(r -> r).orElse(SysfsReader.FILES);
+      } catch (RuntimeException | Error e) {
+        JvmFailure.passIfFailing(e);
+        LOG.warn(
+            "powercap files are read through NIO for the rest of this process: binding open(2),"
+                + " pread(2) and close(2) through FFM failed ({}), so a failure to open one is"
+                + " told by the C library's words, not its errno",
+            String.valueOf(e));
+        return SysfsReader.FILES;
+      }
+    }
   }
 
   /** This reader, where it can be bound as {@link #orFiles()} says. */
@@ -114,6 +173,7 @@ final class ErrnoSysfsReader implements SysfsReader {
     Linker.Option errno = Linker.Option.captureCallState("errno");
     var libc = linker.defaultLookup();
     return new ErrnoSysfsReader(
+        Linker.Option.captureStateLayout(),
         linker.downcallHandle(
             libc.findOrThrow("open"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno),
         linker.downcallHandle(
@@ -137,7 +197,7 @@ final class ErrnoSysfsReader implements SysfsReader {
       return SysfsReader.FILES.read(file);
     }
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment state = arena.allocate(CAPTURED);
+      MemorySegment state = arena.allocate(captured);
       // Absolute, as NIO resolves a relative path against user.dir, which need not be the cwd.
       MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString());
       int fd;
@@ -181,8 +241,8 @@ final class ErrnoSysfsReader implements SysfsReader {
         file + " holds more than " + MAX_ATTRIBUTE_BYTES + " bytes: not a sysfs attribute");
   }
 
-  private static int errno(MemorySegment state) {
-    return (int) ERRNO.get(state, 0L);
+  private int errno(MemorySegment state) {
+    return (int) errno.get(state, 0L);
   }
 
   /** The exception a failed open of {@code file} with {@code errno} is thrown as. */

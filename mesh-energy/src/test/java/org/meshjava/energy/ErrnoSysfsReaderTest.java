@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -245,6 +246,71 @@ class ErrnoSysfsReaderTest {
     Path big = Files.write(tree.resolve("big"), new byte[SysfsReader.MAX_ATTRIBUTE_BYTES + 10]);
 
     assertThatThrownBy(() -> reader().read(big)).hasMessageContaining("not a sysfs attribute");
+  }
+
+  /**
+   * Regression: the process's reader was bound in a holder class, so an {@code Error} while it
+   * bound (a linkage failure in the binding) failed that class's initialisation, and every later
+   * powercap read of the process threw {@link NoClassDefFoundError}. The reader now falls back to
+   * NIO, named once in the log, and reads.
+   */
+  @Test
+  void aBindingThatFailsWithAnError_readsThroughNio_namedOnceInTheLog() throws IOException {
+    Path file = Files.writeString(tree.resolve("bind_failed_energy_uj"), "4242\n");
+    AtomicInteger binds = new AtomicInteger();
+    ErrnoSysfsReader.OnFirstRead reader =
+        boundBy(
+            binds,
+            n -> {
+              throw new NoClassDefFoundError("jdk/internal/foreign/abi/SharedUtils");
+            });
+    String[] read = new String[2];
+
+    String log =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              try {
+                read[0] = reader.read(file);
+                read[1] = reader.read(file);
+              } catch (IOException e) {
+                throw new AssertionError(e);
+              }
+            });
+
+    assertThat(read).containsExactly("4242", "4242");
+    assertThat(binds).as("bound once").hasValue(1);
+    assertThat(log)
+        .containsOnlyOnce("read through NIO")
+        .contains("NoClassDefFoundError", "SharedUtils");
+  }
+
+  /**
+   * The heap running out while the reader binds is the JVM failing ({@code JvmFailure}): it passes
+   * to that read as it is, and is not kept, so the next read binds again and reads.
+   */
+  @Test
+  void theHeapRunningOutWhileBinding_failsThatReadAlone() throws IOException {
+    Path file = Files.writeString(tree.resolve("heap_gone_energy_uj"), "77\n");
+    AtomicInteger binds = new AtomicInteger();
+    ErrnoSysfsReader.OnFirstRead reader =
+        boundBy(
+            binds,
+            n -> {
+              if (n == 1) {
+                throw new OutOfMemoryError("Java heap space");
+              }
+              return bound;
+            });
+
+    assertThatThrownBy(() -> reader.read(file)).isInstanceOf(OutOfMemoryError.class);
+    assertThat(reader.read(file)).isEqualTo("77");
+    assertThat(binds).hasValue(2);
+  }
+
+  /** A reader bound at its first read by {@code nth}, given which binding (1, 2, …) it is. */
+  private static ErrnoSysfsReader.OnFirstRead boundBy(
+      AtomicInteger binds, IntFunction<Optional<ErrnoSysfsReader>> nth) {
+    return new ErrnoSysfsReader.OnFirstRead(() -> nth.apply(binds.incrementAndGet()));
   }
 
   @Test
