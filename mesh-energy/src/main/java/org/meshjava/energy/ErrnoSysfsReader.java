@@ -14,6 +14,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystems;
@@ -196,10 +197,16 @@ final class ErrnoSysfsReader implements SysfsReader {
     if (file.getFileSystem() != FileSystems.getDefault()) {
       return SysfsReader.FILES.read(file);
     }
+    // Absolute, as NIO resolves a relative path against user.dir, which need not be the cwd.
+    Optional<byte[]> name = fileName(file.toAbsolutePath().toString(), FILE_NAMES);
+    if (name.isEmpty()) {
+      return SysfsReader.FILES.read(file);
+    }
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment state = arena.allocate(captured);
-      // Absolute, as NIO resolves a relative path against user.dir, which need not be the cwd.
-      MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString());
+      MemorySegment path = arena.allocate(name.get().length + 1L);
+      MemorySegment.copy(name.get(), 0, path, JAVA_BYTE, 0, name.get().length);
+      path.set(JAVA_BYTE, name.get().length, (byte) 0);
       int fd;
       do {
         fd = (int) open.invokeExact(state, path, O_RDONLY | O_CLOEXEC);
@@ -218,6 +225,38 @@ final class ErrnoSysfsReader implements SysfsReader {
       // invokeExact declares Throwable; the C calls throw nothing checked.
       throw new IOException("reading " + file + " threw " + t, t);
     }
+  }
+
+  /**
+   * The charset the JVM gives file names to the system in ({@code sun.jnu.encoding}, which follows
+   * the locale, not {@code file.encoding}'s UTF-8), as {@code sun.nio.fs.Util} takes it: the
+   * default charset where it names none this JVM has. Paths were encoded as UTF-8 here before, so
+   * under a locale of another charset (ISO-8859-1) a powercap root with a letter outside ASCII was
+   * opened by other bytes than NIO's, and its counters read as missing.
+   */
+  static final Charset FILE_NAMES = fileNameCharset(System.getProperty("sun.jnu.encoding"));
+
+  /** The charset named {@code name}, or the default one where there is none by that name. */
+  static Charset fileNameCharset(@Nullable String name) {
+    try {
+      return name == null ? Charset.defaultCharset() : Charset.forName(name);
+    } catch (IllegalArgumentException e) {
+      return Charset.defaultCharset();
+    }
+  }
+
+  /**
+   * {@code path}'s bytes as the JVM gives them to the system, in {@code charset}; empty where they
+   * may not be the file's own: a path listed from a folder keeps its bytes, and where those are no
+   * text in the charset (a name written under another locale), its string holds U+FFFD or does not
+   * encode back to itself, so NIO, which opens the bytes it keeps, reads it instead.
+   */
+  static Optional<byte[]> fileName(String path, Charset charset) {
+    if (path.indexOf('\uFFFD') >= 0) {
+      return Optional.empty();
+    }
+    byte[] bytes = path.getBytes(charset);
+    return new String(bytes, charset).equals(path) ? Optional.of(bytes) : Optional.empty();
   }
 
   private String readOpen(Path file, int fd, MemorySegment state, MemorySegment buffer)

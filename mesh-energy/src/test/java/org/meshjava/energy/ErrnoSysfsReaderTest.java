@@ -14,6 +14,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.DatagramChannel;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -311,6 +313,58 @@ class ErrnoSysfsReaderTest {
   private static ErrnoSysfsReader.OnFirstRead boundBy(
       AtomicInteger binds, IntFunction<Optional<ErrnoSysfsReader>> nth) {
     return new ErrnoSysfsReader.OnFirstRead(() -> nth.apply(binds.incrementAndGet()));
+  }
+
+  /**
+   * Regression: the FFM reader gave {@code open} a path's string encoded as UTF-8, where the JVM
+   * gives file names in {@code sun.jnu.encoding} and keeps the bytes of a name it listed: a
+   * powercap root whose name is not text in that encoding (written under another locale; here the
+   * byte 0xE9, "é" in ISO-8859-1) was listed, its string said U+FFFD, and its files read as missing
+   * where NIO opened them. Such a path is read by NIO now, as every path NIO opens.
+   */
+  @Test
+  void aRootWhoseNameIsNotTextInTheFileNameEncoding_isRead_asNioReadsIt() throws Exception {
+    reader();
+    Process made =
+        new ProcessBuilder(
+                "bash",
+                "-c",
+                "d=\"$1/latin1-\"$'\\xe9'; mkdir -p \"$d\" && printf '31\\n' > \"$d/energy_uj\"",
+                "bash",
+                tree.toString())
+            .redirectErrorStream(true)
+            .start();
+    assertThat(made.waitFor()).as(new String(made.getInputStream().readAllBytes())).isZero();
+    Path root;
+    try (Stream<Path> entries = Files.list(tree)) {
+      root =
+          entries
+              .filter(p -> p.getFileName().toString().startsWith("latin1-"))
+              .findFirst()
+              .orElseThrow();
+    }
+    Path energy = root.resolve("energy_uj");
+
+    assertThat(reader().read(energy)).isEqualTo("31").isEqualTo(SysfsReader.FILES.read(energy));
+  }
+
+  /**
+   * A path is given to {@code open} in the charset the JVM names file names in, so that under a
+   * locale of ISO-8859-1 "é" is the one byte 0xE9 NIO gives, not UTF-8's two; one that charset
+   * cannot say exactly is left to NIO. The charset is {@code sun.jnu.encoding}'s.
+   */
+  @Test
+  void aPathIsEncodedAsTheJvmEncodesFileNames() {
+    assertThat(ErrnoSysfsReader.fileName("/sys/caf\u00e9", StandardCharsets.ISO_8859_1))
+        .hasValueSatisfying(b -> assertThat(b).endsWith((byte) 0xE9).hasSize(9));
+    assertThat(ErrnoSysfsReader.fileName("/sys/caf\u00e9", StandardCharsets.UTF_8))
+        .hasValueSatisfying(b -> assertThat(b).endsWith((byte) 0xC3, (byte) 0xA9));
+    assertThat(ErrnoSysfsReader.fileName("/sys/\u20ac", StandardCharsets.ISO_8859_1)).isEmpty();
+    assertThat(ErrnoSysfsReader.fileName("/sys/\ufffd", StandardCharsets.UTF_8)).isEmpty();
+    assertThat(ErrnoSysfsReader.FILE_NAMES)
+        .isEqualTo(ErrnoSysfsReader.fileNameCharset(System.getProperty("sun.jnu.encoding")));
+    assertThat(ErrnoSysfsReader.fileNameCharset("no-such-charset"))
+        .isEqualTo(Charset.defaultCharset());
   }
 
   @Test
