@@ -1,7 +1,6 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -293,13 +292,6 @@ final class RaplChannel extends NamedChannel {
     String text;
     try {
       text = reader.read(energyFile);
-    } catch (AccessDeniedException e) {
-      throw new CounterException(
-          CounterIssue.UNREADABLE,
-          energyFile
-              + " is not readable by this process (EACCES: energy_uj has been root-only since the"
-              + " 2020 fix for CVE-2020-8694, and SELinux or AppArmor refuse with the same code)",
-          e);
     } catch (NoSuchFileException e) {
       // Not a matter of access: the zone publishes no energy counter (a kernel or driver whose
       // powercap zone has no energy reading, a partial /sys mounted into a container). UNREADABLE
@@ -309,10 +301,12 @@ final class RaplChannel extends NamedChannel {
           energyFile + " does not exist: this zone publishes no energy counter to read",
           e);
     } catch (FileSystemException e) {
-      // A symbolic link loop, a file where a folder should be, a security policy's refusal: the
-      // advice on granting read access that UNREADABLE brings at discovery helps none of them.
+      // Denied (EACCES), a symbolic link loop, a file where a folder should be, a security
+      // policy's refusal: each said in SysfsOpenFailure's words, and only the first is given the
+      // advice on granting read access at discovery.
       SysfsOpenFailure failure = SysfsOpenFailure.of(e);
-      throw new CounterException(failure.issue(), failure.detail(energyFile, e), e);
+      throw new CounterException(
+          failure.issue(), failure.detail(PowercapRefusal.File.ENERGY_UJ, energyFile, e), e);
     } catch (IOException e) {
       // The file opened and its read failed: the driver's answer for this read (EIO where the
       // register read failed, EAGAIN, EBUSY), which a later read may not give. A failure to open

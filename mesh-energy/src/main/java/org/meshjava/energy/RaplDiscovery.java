@@ -1,7 +1,6 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,11 +246,16 @@ final class RaplDiscovery {
 
   /**
    * The refusal of {@code file} for {@code counter} that {@code e} (a listing's failure, or a
-   * {@link CounterException} built around an open's) tells of: EACCES where the JDK's type says so.
+   * {@link CounterException} built around an open's) tells of: EACCES as {@link SysfsOpenFailure}
+   * tells it.
    */
   private static PowercapRefusal refusal(String counter, PowercapRefusal.File file, Exception e) {
     Throwable failure = e instanceof CounterException ? e.getCause() : e;
-    return new PowercapRefusal(counter, file, failure instanceof AccessDeniedException);
+    return new PowercapRefusal(
+        counter,
+        file,
+        failure instanceof FileSystemException open
+            && SysfsOpenFailure.of(open) == SysfsOpenFailure.DENIED);
   }
 
   /**
@@ -565,7 +569,7 @@ final class RaplDiscovery {
    * @throws CounterException as {@link #zoneFile} says
    */
   private static String nameOf(Path file, SysfsReader reader) throws CounterException {
-    return zoneFile(file, file.toString(), reader);
+    return zoneFile(file, PowercapRefusal.File.NAME, file.toString(), reader);
   }
 
   /**
@@ -574,7 +578,11 @@ final class RaplDiscovery {
    * @throws CounterException as {@link #zoneFile} says
    */
   private static String rangeText(Path zone, SysfsReader reader) throws CounterException {
-    return zoneFile(zone.resolve(MAX_ENERGY_RANGE_UJ), MAX_ENERGY_RANGE_UJ, reader);
+    return zoneFile(
+        zone.resolve(MAX_ENERGY_RANGE_UJ),
+        PowercapRefusal.File.MAX_ENERGY_RANGE_UJ,
+        MAX_ENERGY_RANGE_UJ,
+        reader);
   }
 
   /**
@@ -588,15 +596,14 @@ final class RaplDiscovery {
    *
    * @throws CounterException with the issue and words above
    */
-  private static String zoneFile(Path file, String said, SysfsReader reader)
+  private static String zoneFile(
+      Path file, PowercapRefusal.File which, String said, SysfsReader reader)
       throws CounterException {
     try {
       return reader.read(file);
-    } catch (AccessDeniedException e) {
-      throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + said + ": " + e, e);
     } catch (FileSystemException e) {
       SysfsOpenFailure failure = SysfsOpenFailure.of(e);
-      throw new CounterException(failure.issue(), failure.detail(file, e), e);
+      throw new CounterException(failure.issue(), failure.detail(which, file, e), e);
     } catch (IOException e) {
       throw new CounterException(CounterIssue.READ_FAILED, "reading " + said + " failed: " + e, e);
     }

@@ -33,10 +33,11 @@ enum SysfsOpenFailure {
    */
   DENIED(
       CounterIssue.UNREADABLE,
-      "this process may not read it (EACCES): its permissions refuse it, which a udev rule or"
-          + " tmpfiles entry granting a group read fixes, or a mandatory access control policy"
-          + " (SELinux, AppArmor) does, which must then allow the read (its audit log names the"
-          + " denial)"),
+      "this process may not read it (EACCES): either its permissions refuse it (energy_uj has"
+          + " been root-only since the 2020 fix for CVE-2020-8694), which a udev rule or tmpfiles"
+          + " entry granting a group read fixes, or a mandatory access control policy (SELinux,"
+          + " AppArmor) refused it, SELinux or AppArmor answering with the same code, which must"
+          + " then allow the read (its audit log names the denial)"),
   /**
    * Refused with EPERM, which neither file permissions nor SELinux or AppArmor answer to an open
    * for reading (they answer EACCES): a check of this process's privilege refuses it, most often a
@@ -100,7 +101,18 @@ enum SysfsOpenFailure {
   /** The C library's words for ENXIO on an English locale; no JDK type tells it. */
   private static final String NO_DEVICE_OR_ADDRESS_REASON = "No such device or address";
 
-  /** How the detail of every failure but {@link #DENIED} of {@code energy_uj} begins. */
+  /**
+   * {@link #DENIED}'s words for a zone file other than {@code energy_uj} ({@code name}, {@code
+   * max_energy_range_uj}), which every user may read on a stock kernel: the access advice, which is
+   * energy_uj's, would send the operator to the wrong file.
+   */
+  private static final String DENIED_WORLD_READABLE =
+      "this process may not read it (EACCES), though every user may read it on a stock kernel, so"
+          + " its permissions were changed or /sys is mounted into this process otherwise, or a"
+          + " mandatory access control policy (SELinux, AppArmor) refused it, which must then allow"
+          + " the read (its audit log names the denial)";
+
+  /** How the detail of every failure to open begins. */
   static final String CANNOT_OPEN = "cannot open ";
 
   private final CounterIssue issue;
@@ -161,8 +173,15 @@ enum SysfsOpenFailure {
     return issue;
   }
 
-  /** The status detail for {@code file}, failed so with {@code e}: what happened and what helps. */
-  String detail(Path file, FileSystemException e) {
-    return CANNOT_OPEN + file + ": " + why + " (" + e + ")";
+  /**
+   * The status detail for {@code file}, the zone's {@code which}, failed so with {@code e}: what
+   * happened and what helps. The one place a failure to open is put into words, whichever file it
+   * was and whichever reader met it (an EACCES was said by each caller in words of its own before,
+   * and {@link #DENIED}'s never reached a status).
+   */
+  String detail(PowercapRefusal.File which, Path file, FileSystemException e) {
+    String said =
+        this == DENIED && which != PowercapRefusal.File.ENERGY_UJ ? DENIED_WORLD_READABLE : why;
+    return CANNOT_OPEN + file + ": " + said + " (" + e + ")";
   }
 }

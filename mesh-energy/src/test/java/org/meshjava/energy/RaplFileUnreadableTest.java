@@ -60,7 +60,10 @@ class RaplFileUnreadableTest {
         .satisfies(
             s -> {
               assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
-              assertThat(s.detail()).startsWith("cannot read max_energy_range_uj");
+              assertThat(s.detail())
+                  .startsWith("cannot open " + range + ": ")
+                  .contains("every user may read it")
+                  .doesNotContain("udev");
             });
     assertThat(found.unreadableAdvice())
         .hasValueSatisfying(
@@ -160,6 +163,29 @@ class RaplFileUnreadableTest {
               assertThat(s.detail()).contains("EACCES", "SELinux or AppArmor");
             });
     energyUjAdviceFor(found, "[rapl:intel-rapl:0]");
+  }
+
+  /**
+   * Regression: an open refused with EACCES was said by each caller in words of its own (energy_uj
+   * "is not readable by this process", a range "cannot read max_energy_range_uj: …"), and {@link
+   * SysfsOpenFailure#DENIED}'s words, which name the audit log that records a policy's denial,
+   * reached no status. Each is said in those words now, whichever file was denied.
+   */
+  @Test
+  void aDeniedFile_isSaidInTheOneDeniedWording_whicheverFileItIs() throws IOException {
+    Path zone = zone("intel-rapl:0", "package-0");
+    for (Path denied : List.of(zone.resolve("energy_uj"), zone.resolve("max_energy_range_uj"))) {
+      MeterDiscovery found = discover(denying(denied));
+
+      assertThat(found.counters())
+          .singleElement()
+          .satisfies(
+              s ->
+                  assertThat(s.detail())
+                      .as(denied.getFileName().toString())
+                      .startsWith(SysfsOpenFailure.CANNOT_OPEN + denied + ": ")
+                      .contains("(EACCES)", "its audit log names the denial"));
+    }
   }
 
   /** Checks that {@code found}'s advice is energy_uj's own (a udev rule, or the MAC policy). */

@@ -27,8 +27,27 @@ class SysfsOpenFailureTest {
 
     assertThat(failure).isEqualTo(SysfsOpenFailure.DENIED);
     assertThat(failure.issue()).isEqualTo(CounterIssue.UNREADABLE);
-    assertThat(failure.detail(FILE, e))
+    assertThat(failure.detail(PowercapRefusal.File.ENERGY_UJ, FILE, e))
         .contains("EACCES", "udev rule", "SELinux, AppArmor", "allow the read");
+  }
+
+  /**
+   * A zone's {@code name} or {@code max_energy_range_uj} denied is said as denied, without the udev
+   * rule, which grants energy_uj's read: every user may read these on a stock kernel.
+   */
+  @Test
+  void eacces_ofAFileEveryUserMayRead_isDenied_withoutTheUdevRule() {
+    AccessDeniedException e = new AccessDeniedException(FILE.toString());
+    for (PowercapRefusal.File which :
+        new PowercapRefusal.File[] {
+          PowercapRefusal.File.NAME, PowercapRefusal.File.MAX_ENERGY_RANGE_UJ
+        }) {
+      assertThat(SysfsOpenFailure.of(e).detail(which, FILE, e))
+          .as(which.said())
+          .contains("EACCES", "every user may read it", "allow the read")
+          .doesNotContain("udev")
+          .doesNotContain("CVE-2020-8694");
+    }
   }
 
   /**
@@ -42,7 +61,7 @@ class SysfsOpenFailureTest {
 
     assertThat(failure).isEqualTo(SysfsOpenFailure.NOT_PERMITTED);
     assertThat(failure.issue()).isEqualTo(CounterIssue.UNREADABLE);
-    assertThat(failure.detail(FILE, e))
+    assertThat(failure.detail(PowercapRefusal.File.ENERGY_UJ, FILE, e))
         .contains("EPERM", "seccomp filter", "SELinux or AppArmor, which refuse with EACCES")
         .doesNotContain("lockdown")
         .doesNotContain("(a seccomp filter, SELinux");
@@ -60,7 +79,7 @@ class SysfsOpenFailureTest {
 
       assertThat(failure).as(reason).isEqualTo(SysfsOpenFailure.GONE);
       assertThat(failure.issue()).as(reason).isEqualTo(CounterIssue.NOT_PRESENT);
-      assertThat(failure.detail(FILE, e))
+      assertThat(failure.detail(PowercapRefusal.File.ENERGY_UJ, FILE, e))
           .contains("ENODEV or ENXIO", "gone", "no access can help")
           .doesNotContain("udev");
     }
@@ -71,6 +90,7 @@ class SysfsOpenFailureTest {
     FileSystemException e = failed("Aucun périphérique de ce type");
 
     assertThat(SysfsOpenFailure.of(e)).isEqualTo(SysfsOpenFailure.OTHER);
-    assertThat(SysfsOpenFailure.of(e).detail(FILE, e)).doesNotContain("udev");
+    assertThat(SysfsOpenFailure.of(e).detail(PowercapRefusal.File.ENERGY_UJ, FILE, e))
+        .doesNotContain("udev");
   }
 }
