@@ -15,7 +15,7 @@ A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or
 frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
 
 Each sample of a mesh-side thread (not load-*, fake-upstream*, the JDK's HTTP server; main only
-while it serves, see mesh_side) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
+while it serves, see mesh_side in jfr_mesh_side.py) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
@@ -25,12 +25,19 @@ or weights of 0 only) stops with one line naming the file and what is wrong, and
 """
 import argparse
 import collections
-import json
 import math
+import os
 import re
 import sys
 
-NOT_MESH = ("load-", "fake-upstream", "JFR", "Common-Cleaner")
+# The mesh side's rule and the recording's read, shared with jfr-serve-table.py; no __pycache__
+# is left beside the scripts.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jfr_mesh_side import events_of, fail, mesh_side, parse_with_count  # noqa: E402
+
+PROG = "jfr-alloc-table.py"
+
 PARTS = [
     ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
     ("signed core: built as a CBOR map (toSignedCore)", r"MeshReceipt\.toSignedCore$"),
@@ -59,30 +66,6 @@ PARTS = [
 JETTY = "Jetty, outside our handler"
 
 
-# The JDK's HTTP server is ServeAbTiming's fake upstream (threads HTTP-Dispatcher, pool-N-thread-M);
-# no module of ours serves with it, so a sample with its frames is never the mesh side's.
-JDK_HTTP_SERVER = ("sun.net.httpserver.", "com.sun.net.httpserver.")
-# The bench's untimed work on main: a worker's set-up and close, and the granted bodies (signed
-# presentations) readied before a batch is timed (ServeAbTiming, GrantedServeTiming). Their frames
-# are in org.meshjava.openai, so "a frame of ours outside mesh-bench" alone counted them as serves.
-READYING = re.compile(r"^org\.meshjava\.openai\.(ServeAbWorker\.(open|prepare|close|<init>)"
-                      r"|GrantedBodies\.(next|presentationHex|steward|<init>))$")
-
-
-def mesh_side(thread_name, frames):
-    """Whether a sample of this thread, with these frames (innermost first, dotted class names), is
-    the mesh side's. Thread main drives and times the load in HttpServeBenchmark, but ServeAbTiming
-    serves on it in-process: it is mesh-side while a frame of ours outside mesh-bench (the binding,
-    the steward) is on its stack and the bench is not readying (READYING). Dropping main by name
-    left a ServeAbTiming recording's serves out. A sample of the JDK's HTTP server never is."""
-    if any(f.startswith(JDK_HTTP_SERVER) for f in frames):
-        return False
-    if thread_name == "main":
-        return (any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
-                and not any(READYING.match(f) for f in frames))
-    return not thread_name.startswith(NOT_MESH)
-
-
 def site(v):
     """The innermost frame of ours with its line, else the allocating frame: where to cut."""
     frames = v["stackTrace"]["frames"]
@@ -94,49 +77,16 @@ def site(v):
 def arguments(argv):
     """The recording, its KB per request, and how many sites to list (none without --sites)."""
     parser = argparse.ArgumentParser(
-        prog="jfr-alloc-table.py", description="What a serve allocates, by part and by site.")
+        prog=PROG, description="What a serve allocates, by part and by site.")
     parser.add_argument("recording", help="jfr print --json of jdk.ObjectAllocationSample events")
     parser.add_argument("kb_per_request", type=float, help='the run\'s "KB/req" figure')
-    # A bare --sites lists the top 15: it used to read the next word as the count, so at the end
-    # of the line it stopped with an IndexError.
-    parser.add_argument("--sites", type=int, nargs="?", const=15, default=None, metavar="N",
-                        help="also list the top N allocation sites (15 when N is left out)")
-    args = parser.parse_args(argv)
-    if args.sites is not None and args.sites < 1:
-        parser.error("--sites: N must be at least 1")
-    return args
-
-
-def events_of(path):
-    """The recording's events; a missing, unreadable or non-JSON file, or JSON that is not jfr print
-    --json's shape, stops with one line naming the file and what is wrong, and exit code 1."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            events = json.load(f)["recording"]["events"]
-    except OSError as e:
-        fail(f"{path}: cannot read the recording: {e.strerror or e}")
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        fail(f"{path}: not JSON ({e}); make it with jfr print --json")
-    except RecursionError:
-        # json nests one Python frame per array or object: a file of many "[" would end in a
-        # traceback, not a line.
-        fail(f"{path}: JSON nested too deeply to be a recording; make it with jfr print --json")
-    except (KeyError, TypeError):
-        fail(f"{path}: JSON without recording.events; make it with jfr print --json")
-    if not isinstance(events, list):
-        fail(f"{path}: recording.events is not a list")
-    return events
-
-
-def fail(message):
-    print(f"jfr-alloc-table.py: error: {message}", file=sys.stderr)
-    sys.exit(1)
+    return parse_with_count(parser, argv, "--sites", 15, "allocation sites")
 
 
 def main():
     args = arguments(sys.argv[1:])
     n_sites = args.sites
-    events = events_of(args.recording)
+    events = events_of(PROG, args.recording)
     kb = args.kb_per_request
     sites = collections.Counter()
     site_class = collections.defaultdict(collections.Counter)
@@ -163,7 +113,7 @@ def main():
             where = site(v)
             allocated = v["objectClass"]["name"]
         except (KeyError, TypeError, IndexError, AttributeError):
-            fail(f"{args.recording}: event {i} is not a jdk.ObjectAllocationSample as jfr print --json writes it")
+            fail(PROG, f"{args.recording}: event {i} is not a jdk.ObjectAllocationSample as jfr print --json writes it")
         weights[part] += weight
         total += weight
         sites[where] += weight
@@ -171,7 +121,7 @@ def main():
     if total == 0:
         # Every share is a fraction of the total: with nothing sampled (no mesh-side event, or
         # only weights of 0) there is no share to give, and --sites divided by zero.
-        fail(f"{args.recording}: no mesh-side bytes sampled ({len(events)} events, total weight 0);"
+        fail(PROG, f"{args.recording}: no mesh-side bytes sampled ({len(events)} events, total weight 0);"
              " record the measured window with jdk.ObjectAllocationSample enabled")
     print("| part | share of bytes | KB per request |")
     print("|---|---|---|")

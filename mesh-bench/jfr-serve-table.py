@@ -14,17 +14,29 @@ in Java):
 
 The same works on jdk.ExecutionSample (--events jdk.ExecutionSample): Java frames only.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*, the JDK's HTTP server; main only
-while it serves, see mesh_side in jfr-alloc-table.py) goes to the first part in the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
+Each sample of a mesh-side thread (not load-*, fake-upstream*, JFR's or Common-Cleaner, the JDK's
+HTTP server; main only while it serves, see mesh_side in jfr_mesh_side.py) goes to the first part in the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
 the shares are also given in µs per request. The in-process steward has no metrics (see
 "mesh serve processes: what the metrics cost" in README.md).
+
+A recording that is missing, not JSON, not jfr print --json's shape, or without a mesh-side
+sample stops with one line naming the file and what is wrong, and exit code 1; a bare --top lists
+the top 25.
 """
+import argparse
 import collections
-import json
+import os
 import re
 import sys
 
-NOT_MESH = ("load-", "fake-upstream")
+# The mesh side's rule and the recording's read, shared with jfr-alloc-table.py; no __pycache__
+# is left beside the scripts.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jfr_mesh_side import events_of, fail, mesh_side, parse_with_count  # noqa: E402
+
+PROG = "jfr-serve-table.py"
+
 PARTS = [
     ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
     ("upstream: KeepAliveHttp exchange (socket write, read)", r"KeepAliveHttp\.exchange$"),
@@ -45,26 +57,6 @@ PARTS = [
 ]
 JETTY = "Jetty server read/dispatch (outside the handler)"
 SYSCALL = re.compile(r"^sun\.nio\.ch\.(SocketDispatcher\.\w+0|Net\.poll|EPoll\.\w+|EventFD\.\w+)$")
-
-
-# The JDK's HTTP server (ServeAbTiming's fake upstream) and the bench's untimed readying on main:
-# never the mesh side's (see mesh_side in jfr-alloc-table.py).
-JDK_HTTP_SERVER = ("sun.net.httpserver.", "com.sun.net.httpserver.")
-READYING = re.compile(r"^org\.meshjava\.openai\.(ServeAbWorker\.(open|prepare|close|<init>)"
-                      r"|GrantedBodies\.(next|presentationHex|steward|<init>))$")
-
-
-def mesh_side(thread_name, frames):
-    """Whether a sample of this thread is the mesh side's: never one of the JDK's HTTP server; main
-    only while a frame of ours outside mesh-bench is on its stack and the bench is not readying
-    (ServeAbTiming serves on main; HttpServeBenchmark's main drives the load), any other thread
-    unless NOT_MESH names it."""
-    if any(f.startswith(JDK_HTTP_SERVER) for f in frames):
-        return False
-    if thread_name == "main":
-        return (any(f.startswith("org.meshjava.") and not f.startswith("org.meshjava.bench.") for f in frames)
-                and not any(READYING.match(f) for f in frames))
-    return not thread_name.startswith(NOT_MESH)
 
 
 def name(frame):
@@ -88,27 +80,38 @@ def top(samples, n, us):
             print(f"| `{method}` | {share:.1f}% |" + (f" {share * us / 100:.1f} |" if us else ""))
 
 
+def arguments(argv):
+    """The recording, the run's mesh µs per request (optional), and how many top methods to list."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Where a serve's CPU goes, by part and by method.")
+    parser.add_argument("recording", help="jfr print --json of jdk.CPUTimeSample (or ExecutionSample) events")
+    parser.add_argument("mesh_us", type=float, nargs="?", default=None,
+                        help='the run\'s "mesh" µs per request, to give each share in µs too')
+    return parse_with_count(parser, argv, "--top", 25, "methods by self and by total")
+
+
 def main():
-    args = sys.argv[1:]
-    n_top = None
-    if "--top" in args:
-        i = args.index("--top")
-        n_top = int(args[i + 1])
-        del args[i : i + 2]
-    events = json.load(open(args[0]))["recording"]["events"]
-    us = float(args[1]) if len(args) > 1 else None
+    args = arguments(sys.argv[1:])
+    n_top = args.top
+    us = args.mesh_us
+    events = events_of(PROG, args.recording)
     samples = []
     parts = [(n, re.compile(p)) for n, p in PARTS]
     counts = collections.Counter()
     syscalls = collections.Counter()
     total = 0
-    for e in events:
-        v = e["values"]
-        thread = v.get("eventThread") or v.get("sampledThread")
-        if thread is None or not v["stackTrace"]:
-            continue
-        frames = [name(f) for f in v["stackTrace"]["frames"]]
-        if not mesh_side(thread["javaName"] or "", frames):
+    for i, e in enumerate(events):
+        try:
+            v = e["values"]
+            thread = v.get("eventThread") or v.get("sampledThread")
+            if thread is None or not v["stackTrace"]:
+                continue
+            frames = [name(f) for f in v["stackTrace"]["frames"]]
+            on_mesh_side = mesh_side(thread["javaName"] or "", frames)
+        except (KeyError, TypeError, IndexError, AttributeError):
+            fail(PROG, f"{args.recording}: event {i} is not a jdk.CPUTimeSample or jdk.ExecutionSample"
+                 " as jfr print --json writes it")
+        if not on_mesh_side:
             continue
         total += 1
         samples.append(frames)
@@ -116,6 +119,10 @@ def main():
         counts[part] += 1
         if SYSCALL.match(frames[0]):
             syscalls[part] += 1
+    if total == 0:
+        # Every share is a fraction of the total: with no mesh-side sample there is none to give.
+        fail(PROG, f"{args.recording}: no mesh-side samples ({len(events)} events); record the measured"
+             " window with jdk.CPUTimeSample or jdk.ExecutionSample enabled")
     print(f"{total} samples of mesh-side threads")
     print("| part | share of samples | of which in socket/epoll calls |" + (" µs/req |" if us else ""))
     print("|---|---|---|" + ("---|" if us else ""))

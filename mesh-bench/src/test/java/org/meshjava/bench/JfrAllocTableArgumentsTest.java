@@ -24,10 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
  * sites, and a count that is not a positive number is a usage line and exit 2. A recording that is
  * missing, not JSON, or JSON of another shape stopped with a traceback; it is now one line naming
  * the file, and exit 1; so is one with a negative, NaN or infinite weight, which printed negative
- * or nan shares and exit 0. Runs the script on a two-sample recording; skipped where no {@code
- * python3} is on the path, except on CI ({@code CI=true}), where a missing python3 fails it. Every
- * case runs in one Python process started once for the class ({@link #HARNESS}): a process per case
- * cost 3 to 13 s a run on a loaded two-core machine.
+ * or nan shares and exit 0. {@code jfr-serve-table.py} too: it kept its own copy of the mesh-side
+ * rule, which counted JFR's and {@code Common-Cleaner}'s samples as Jetty's (both scripts now
+ * import the one rule from {@code jfr_mesh_side.py}), and a bare {@code --top}, a missing file,
+ * JSON of another shape or no mesh-side sample ended in a traceback. Runs the scripts on small
+ * recordings; skipped where no {@code python3} is on the path, except on CI ({@code CI=true}),
+ * where a missing python3 fails it. Every case runs in one Python process started once for the
+ * class ({@link #HARNESS}): a process per case cost 3 to 13 s a run on a loaded two-core machine.
  */
 class JfrAllocTableArgumentsTest {
   /** Where the recordings are written, and each case's output. */
@@ -119,6 +122,31 @@ class JfrAllocTableArgumentsTest {
           "lineNumber":400}]}}}]}}
       """;
 
+  /**
+   * Four samples of 1 000 bytes (or one CPU sample each): one in a serve on a Jetty thread, and one
+   * on each of the JVM's own threads a recording samples too, JFR's recorder and the cleaner of
+   * unreachable buffers, which are never the mesh side's.
+   */
+  private static final String JVM_THREADS =
+      """
+      {"recording":{"events":[
+       {"values":{"eventThread":{"javaName":"qtp-1"},"weight":1000,"objectClass":{"name":"byte[]"},
+        "stackTrace":{"frames":[{"method":{"type":{"name":"org/meshjava/openai/Endpoints"},
+         "name":"parse"},"lineNumber":255}]}}},
+       {"values":{"eventThread":{"javaName":"JFR Recorder Thread"},"weight":1000,
+        "objectClass":{"name":"long[]"},"stackTrace":{"frames":[
+         {"method":{"type":{"name":"jdk/jfr/internal/JVM"},"name":"emitOldObjectSamples"},
+          "lineNumber":1}]}}},
+       {"values":{"eventThread":{"javaName":"JFR Periodic Tasks"},"weight":1000,
+        "objectClass":{"name":"long[]"},"stackTrace":{"frames":[
+         {"method":{"type":{"name":"jdk/jfr/internal/PeriodicEvents"},"name":"doPeriodic"},
+          "lineNumber":1}]}}},
+       {"values":{"eventThread":{"javaName":"Common-Cleaner"},"weight":1000,
+        "objectClass":{"name":"long[]"},"stackTrace":{"frames":[
+         {"method":{"type":{"name":"jdk/internal/ref/CleanerImpl"},"name":"run"},
+          "lineNumber":1}]}}}]}}
+      """;
+
   /** How long the one Python process that runs every case may take before it is ended. */
   private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(60);
 
@@ -156,6 +184,8 @@ class JfrAllocTableArgumentsTest {
 
   private static final String ALLOC = "jfr-alloc-table.py";
 
+  private static final String SERVE = "jfr-serve-table.py";
+
   /** Each case's result by name; empty where there is no python3 (each test then skips). */
   private static final Map<String, Ran> RAN = new HashMap<>();
 
@@ -169,6 +199,12 @@ class JfrAllocTableArgumentsTest {
     List<String> all = new ArrayList<>(List.of(recording.toString(), "4.0"));
     all.addAll(List.of(args));
     return new Case(name, ALLOC, all);
+  }
+
+  private static Case serve(String name, Path recording, String... args) {
+    List<String> all = new ArrayList<>(List.of(recording.toString()));
+    all.addAll(List.of(args));
+    return new Case(name, SERVE, all);
   }
 
   @BeforeAll
@@ -192,15 +228,24 @@ class JfrAllocTableArgumentsTest {
                 write("negative.json", RECORDING.replace("\"weight\":3000", "\"weight\":-3000")),
                 "--sites"),
             alloc("mainServes", write("main.json", MAIN_SERVES), "--sites"),
-            new Case(
-                "serveTableMainServes",
-                "jfr-serve-table.py",
-                List.of(tmp.resolve("main.json").toString())),
+            serve("serveTableMainServes", tmp.resolve("main.json")),
             alloc("abTiming", write("ab.json", AB_TIMING), "--sites"),
-            new Case(
-                "serveTableAbTiming",
-                "jfr-serve-table.py",
-                List.of(tmp.resolve("ab.json").toString())));
+            serve("serveTableAbTiming", tmp.resolve("ab.json")),
+            alloc("jvmThreads", write("jvm.json", JVM_THREADS), "--sites"),
+            serve("serveTableJvmThreads", tmp.resolve("jvm.json")),
+            serve("serveTableBareTop", recording, "2.0", "--top"),
+            serve("serveTableTopZero", recording, "--top", "0"),
+            serve("serveTableAbsent", tmp.resolve("absent.json")),
+            serve("serveTableText", tmp.resolve("text.jfr")),
+            serve("serveTableOther", tmp.resolve("other.json")),
+            serve("serveTableDeep", tmp.resolve("deep.json")),
+            serve(
+                "serveTableFrameless",
+                write(
+                    "frameless.json",
+                    "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
+                        + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[{}]}}}]}}")),
+            serve("serveTableNoMeshSide", write("none.json", "{\"recording\":{\"events\":[]}}")));
     runAll(cases);
   }
 
@@ -377,6 +422,61 @@ class JfrAllocTableArgumentsTest {
     assertThat(serveTable.out())
         .contains("1 samples of mesh-side threads")
         .contains("| Ed25519 signature (SigningKey.sign) | 100.0% | 0.0% |");
+  }
+
+  @Test
+  void theJvmsOwnThreads_JfrAndCommonCleaner_areNotMeshSide_inEitherScript() throws Exception {
+    // jfr-serve-table.py kept its own copy of the rule, without these two names: their samples
+    // were counted as Jetty's read and dispatch.
+    Ran alloc = ran("jvmThreads");
+    assertThat(alloc.err()).isEmpty();
+    assertThat(alloc.code()).isZero();
+    assertThat(alloc.out())
+        .contains("| request JSON parse + ServeRequest | 100.0% | 4.00 |")
+        .doesNotContain("long[]");
+    Ran serveTable = ran("serveTableJvmThreads");
+    assertThat(serveTable.err()).isEmpty();
+    assertThat(serveTable.code()).isZero();
+    assertThat(serveTable.out())
+        .contains("1 samples of mesh-side threads")
+        .contains("| request JSON parse + ServeRequest derive | 100.0% | 0.0% |")
+        .contains("| Jetty server read/dispatch (outside the handler) | 0.0% | 0.0% |");
+  }
+
+  @Test
+  void jfrServeTable_aBareTop_atTheEndOfTheLine_listsTheTopMethods() throws Exception {
+    Ran ran = ran("serveTableBareTop");
+    assertThat(ran.err()).doesNotContain("Traceback");
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| method, by self (total: under half the samples) | share of samples | µs/req |")
+        .contains("| `org.meshjava.openai.Endpoints.parse` | 50.0% | 1.0 |")
+        .contains("| `org.eclipse.jetty.io.Buffers.take` | 50.0% | 1.0 |");
+    Ran zero = ran("serveTableTopZero");
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).contains("usage:").doesNotContain("Traceback");
+  }
+
+  @Test
+  void jfrServeTable_aRecordingItCannotRead_isOneLineNamingIt_exit1() throws Exception {
+    for (String[] c :
+        new String[][] {
+          {"serveTableAbsent", "absent.json: cannot read"},
+          {"serveTableText", "text.jfr: not JSON"},
+          {"serveTableOther", "other.json: JSON without recording.events"},
+          {"serveTableDeep", "deep.json: JSON nested too deeply"},
+          {"serveTableFrameless", "frameless.json: event 0 is not a jdk.CPUTimeSample"},
+          {"serveTableNoMeshSide", "none.json: no mesh-side samples (0 events)"}
+        }) {
+      Ran ran = ran(c[0]);
+      assertThat(ran.err())
+          .as(c[0])
+          .doesNotContain("Traceback")
+          .startsWith("jfr-serve-table.py: error: ")
+          .contains(c[1]);
+      assertThat(ran.err().strip().lines()).as(c[0]).hasSize(1);
+      assertThat(ran.code()).as(c[0]).isEqualTo(1);
+    }
   }
 
   /** A process that would run for a minute: the stand-in for a hung script; skipped without one. */

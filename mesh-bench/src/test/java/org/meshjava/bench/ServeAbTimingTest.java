@@ -3,9 +3,11 @@ package org.meshjava.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +56,25 @@ class ServeAbTimingTest {
     long after = HttpServeBenchmark.compilerCpuNanos(pid);
     // Elapsed compile time since start would read above the compiler threads' CPU (ticks, floored).
     assertThat(read).isLessThanOrEqualTo(after);
+  }
+
+  /**
+   * The fake upstream's pool threads were {@code pool-N-thread-M}: one waiting for its next
+   * exchange has no frame of the JDK's HTTP server on its stack, so the JFR scripts counted it as
+   * the serve's. Named {@code fake-upstream-N}, they are left out by name.
+   */
+  @Test
+  void theFakeUpstreamsThreads_areNamedSoTheJfrScriptsLeaveThemOut() throws Exception {
+    HttpServer upstream = ServeAbTiming.fakeUpstream();
+    try {
+      String name =
+          ((ExecutorService) upstream.getExecutor())
+              .submit(() -> Thread.currentThread().getName())
+              .get();
+      assertThat(name).startsWith("fake-upstream-");
+    } finally {
+      upstream.stop(0);
+      ((ExecutorService) upstream.getExecutor()).shutdownNow();
+    }
   }
 }

@@ -55,7 +55,7 @@ final class Completions {
               g.writeEndObject();
               g.writeEndArray();
               g.writeFieldName("usage");
-              EnergyUsage.writeUsage(g, serializers, result, Completions::tokens);
+              EnergyUsage.writeUsage(g, result, Completions::tokens);
               if (decision.isPresent()) {
                 g.writeFieldName("mesh_decision");
                 decision.get().serialize(g, serializers);

@@ -2,15 +2,16 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.router.Inadmissibility;
 import org.meshjava.router.RouteCandidate;
 import org.meshjava.steward.ServeResult;
 
@@ -40,29 +41,26 @@ public final class EnergyUsage {
    * to bytes when rendered ({@link WrittenJson}): it has no fields to read as a tree.
    */
   static JsonNode usage(ServeResult result, Tokens tokens) {
-    return WrittenJson.node((g, serializers) -> writeUsage(g, serializers, result, tokens));
+    return WrittenJson.node((g, serializers) -> writeUsage(g, result, tokens));
   }
 
   /** Writes {@link #usage}'s object. */
-  static void writeUsage(
-      JsonGenerator g, SerializerProvider serializers, ServeResult result, Tokens tokens)
-      throws IOException {
+  static void writeUsage(JsonGenerator g, ServeResult result, Tokens tokens) throws IOException {
     ServeOutcome outcome = result.outcome();
     g.writeStartObject();
     tokens.write(g, outcome);
     g.writeNumberField("total_tokens", outcome.tokensIn() + outcome.tokensOut());
     g.writeFieldName("energy");
-    writeEnergy(g, serializers, result);
+    writeEnergy(g, result);
     g.writeEndObject();
   }
 
   /** The {@code energy} object alone, written as {@link #usage} writes it. */
   static JsonNode energy(ServeResult result) {
-    return WrittenJson.node((g, serializers) -> writeEnergy(g, serializers, result));
+    return WrittenJson.node((g, serializers) -> writeEnergy(g, result));
   }
 
-  private static void writeEnergy(
-      JsonGenerator g, SerializerProvider serializers, ServeResult result) throws IOException {
+  private static void writeEnergy(JsonGenerator g, ServeResult result) throws IOException {
     MeshReceipt r = result.receipt();
     g.writeStartObject();
     g.writeStringField("provenance", r.energy().provenance().name());
@@ -79,7 +77,7 @@ public final class EnergyUsage {
     // server's report (then the output commitment covers code points, not counted ids).
     g.writeStringField("token_accounting", result.accounting().name());
     g.writeFieldName("route");
-    candidates(result.route().candidates()).serialize(g, serializers);
+    writeCandidates(g, result.route().candidates());
     g.writeFieldName("receipt");
     ReceiptJson.write(result.sealed(), g);
     g.writeFieldName("envelope_hex");
@@ -96,12 +94,79 @@ public final class EnergyUsage {
     ArrayNode arr = NODES.arrayNode();
     for (RouteCandidate c : candidates) {
       ObjectNode o = arr.addObject();
-      o.put("backend", c.backend());
-      o.put("fidelity", c.fidelity().name());
-      o.put("estimate_uj", c.estimateUj());
-      o.put("admissible", c.admissible());
-      c.inadmissibility().ifPresent(i -> o.put("reason", i.detail()));
+      fields(
+          c,
+          new CandidateFields<RuntimeException>() {
+            @Override
+            public void text(String key, String value) {
+              o.put(key, value);
+            }
+
+            @Override
+            public void number(String key, long value) {
+              o.put(key, value);
+            }
+
+            @Override
+            public void flag(String key, boolean value) {
+              o.put(key, value);
+            }
+          });
     }
     return arr;
+  }
+
+  /**
+   * Writes {@link #candidates}' array onto {@code g} without building it: every served reply's
+   * {@code usage.energy} carries the route, and its tree (a map per candidate, a node per value)
+   * was built only to be written once.
+   */
+  static void writeCandidates(JsonGenerator g, List<RouteCandidate> candidates) throws IOException {
+    CandidateFields<IOException> fields =
+        new CandidateFields<>() {
+          @Override
+          public void text(String key, String value) throws IOException {
+            g.writeStringField(key, value);
+          }
+
+          @Override
+          public void number(String key, long value) throws IOException {
+            g.writeNumberField(key, value);
+          }
+
+          @Override
+          public void flag(String key, boolean value) throws IOException {
+            g.writeBooleanField(key, value);
+          }
+        };
+    g.writeStartArray();
+    for (RouteCandidate c : candidates) {
+      g.writeStartObject();
+      fields(c, fields);
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  /** Where a candidate's fields go: a tree's object ({@link #candidates}) or a generator. */
+  private interface CandidateFields<E extends Exception> {
+    void text(String key, String value) throws E;
+
+    void number(String key, long value) throws E;
+
+    void flag(String key, boolean value) throws E;
+  }
+
+  /** A candidate's fields, in their order: the one list both forms of the route are made from. */
+  private static <E extends Exception> void fields(RouteCandidate c, CandidateFields<E> to)
+      throws E {
+    to.text("backend", c.backend());
+    to.text("fidelity", c.fidelity().name());
+    to.number("estimate_uj", c.estimateUj());
+    to.flag("admissible", c.admissible());
+    Optional<Inadmissibility> why = c.inadmissibility();
+    if (why.isPresent()) {
+      to.text("reason", why.get().detail());
+    }
   }
 }

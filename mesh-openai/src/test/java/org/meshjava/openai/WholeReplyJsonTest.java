@@ -16,6 +16,8 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.router.Inadmissibility;
+import org.meshjava.router.RouteCandidate;
 import org.meshjava.steward.ServeResult;
 
 /**
@@ -137,6 +139,38 @@ class WholeReplyJsonTest {
       assertThat(utf8(JsonBytes.of(EnergyUsage.energy(result))))
           .isEqualTo(utf8(JsonBytes.of(energyTree(result))));
     }
+  }
+
+  /**
+   * The route in {@code usage.energy} is written straight onto the reply's generator, no longer
+   * built as a tree and then serialized: these are its bytes, pinned literally (the tree this test
+   * compares the reply to is made from the same field list), for an admissible candidate and an
+   * inadmissible one with its reason, names and reasons that need escaping, and the tree {@link
+   * EnergyUsage#candidates} still hands other front ends renders the same.
+   */
+  @Test
+  void theRoute_writtenWithoutItsTree_isTheBytesItsTreeRendered() {
+    List<RouteCandidate> route =
+        List.of(
+            new RouteCandidate("up\"stream\" é", Fidelity.F2, 0, Optional.empty()),
+            new RouteCandidate(
+                "reference",
+                Fidelity.F4,
+                Long.MAX_VALUE,
+                Optional.of(
+                    new Inadmissibility(
+                        Inadmissibility.Kind.OVER_CEILING, "estimate 9 µJ\nover the ceiling 3"))));
+    String written =
+        utf8(JsonBytes.of(WrittenJson.node((g, s) -> EnergyUsage.writeCandidates(g, route))));
+
+    assertThat(written)
+        .isEqualTo(
+            "[{\"backend\":\"up\\\"stream\\\" é\",\"fidelity\":\"F2\",\"estimate_uj\":0,"
+                + "\"admissible\":true},{\"backend\":\"reference\",\"fidelity\":\"F4\","
+                + "\"estimate_uj\":9223372036854775807,\"admissible\":false,"
+                + "\"reason\":\"estimate 9 µJ\\nover the ceiling 3\"}]");
+    assertThat(utf8(JsonBytes.of(EnergyUsage.candidates(route)))).isEqualTo(written);
+    assertThat(utf8(JsonBytes.of(EnergyUsage.candidates(List.of())))).isEqualTo("[]");
   }
 
   private static ServeResult serve(Fixture f) throws Exception {
