@@ -19,25 +19,27 @@ class UpstreamStallMidStreamTest {
   void aDeltaThenAStall_isAStreamWithTheDelta_thenAnErrorEvent() throws Exception {
     CountDownLatch over = new CountDownLatch(1);
     ScriptedUpstream.Script stalls = UpstreamStreamStallTest.deltaThenStall(over);
-    try (ScriptedUpstream up = new ScriptedUpstream(stalls);
-        Fixture f =
-            new Fixture(
-                null,
-                b -> b.backend(UpstreamStreamStallTest.remote(up.base(), Duration.ofSeconds(1))),
-                b -> {})) {
-      ObjectNode body = Fixture.chat("Wait for me.");
-      body.put("model", "remote");
-      body.put("stream", true);
-      Fixture.Answer a = f.post("/v1/chat/completions", body);
-      assertThat(a.status()).as(a.body()).isEqualTo(200);
-      List<String> data = a.data();
-      assertThat(data).as(a.body()).hasSize(3);
-      assertThat(Fixture.JSON.readTree(data.get(1)).at("/choices/0/delta/content").asText())
-          .isEqualTo("ab");
-      assertThat(Fixture.JSON.readTree(data.get(2)).at("/error/code").asText())
-          .isEqualTo("engine_failed");
-    } finally {
-      over.countDown();
+    try (ScriptedUpstream up = new ScriptedUpstream(stalls)) {
+      try (Fixture f =
+          new Fixture(
+              null,
+              b -> b.backend(UpstreamStreamStallTest.remote(up.base(), Duration.ofSeconds(1))),
+              b -> {})) {
+        ObjectNode body = Fixture.chat("Wait for me.");
+        body.put("model", "remote");
+        body.put("stream", true);
+        Fixture.Answer a = f.post("/v1/chat/completions", body);
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+        List<String> data = a.data();
+        assertThat(data).as(a.body()).hasSize(3);
+        assertThat(Fixture.JSON.readTree(data.get(1)).at("/choices/0/delta/content").asText())
+            .isEqualTo("ab");
+        assertThat(Fixture.JSON.readTree(data.get(2)).at("/error/code").asText())
+            .isEqualTo("engine_failed");
+      } finally {
+        // Before the upstream stops, whose stop otherwise waited seconds for the stalled reply.
+        over.countDown();
+      }
     }
   }
 }

@@ -24,13 +24,16 @@ class UpstreamStreamStallTest {
     CountDownLatch over = new CountDownLatch(1);
     ScriptedUpstream.Script stalls = deltaThenStall(over);
     try (ScriptedUpstream up = new ScriptedUpstream(stalls)) {
-      UpstreamEngine engine = remote(up.base(), Duration.ofSeconds(2));
-      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Wait for me.", 8);
-      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
-          .isInstanceOf(EngineException.class)
-          .hasMessage("the upstream's stream failed: nothing arrived within the timeout");
-    } finally {
-      over.countDown();
+      try {
+        UpstreamEngine engine = remote(up.base(), Duration.ofSeconds(2));
+        ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Wait for me.", 8);
+        assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
+            .isInstanceOf(EngineException.class)
+            .hasMessage("the upstream's stream failed: nothing arrived within the timeout");
+      } finally {
+        // Before the upstream stops, whose stop otherwise waited seconds for the stalled reply.
+        over.countDown();
+      }
     }
   }
 
