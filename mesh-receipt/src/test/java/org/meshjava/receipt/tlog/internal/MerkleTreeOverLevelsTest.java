@@ -15,8 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,9 +29,9 @@ import org.meshjava.receipt.tlog.TreeHash;
 
 /**
  * {@link MerkleTree#overLevels}: a tree restored over saved levels, read in place, is the tree it
- * was saved from, before and after appends, at every size up to 300 and a few larger ones; it reads
- * the saved bytes where they lie (unlike {@link MerkleTree#ofLevels}, which copies them), never
- * writes them, and leaves the view it was given as it was.
+ * was saved from, before and after appends, at sizes up to 300 (every one under {@code -Pslow}) and
+ * a few larger ones; it reads the saved bytes where they lie (unlike {@link MerkleTree#ofLevels},
+ * which copies them), never writes them, and leaves the view it was given as it was.
  */
 class MerkleTreeOverLevelsTest {
   /** Where the saved levels start inside the larger array a view is taken of. */
@@ -67,13 +70,39 @@ class MerkleTreeOverLevelsTest {
     return ByteBuffer.wrap(around, OFFSET, around.length - OFFSET - TRAILER).asReadOnlyBuffer();
   }
 
+  /**
+   * The sizes the default suite restores at: every size up to 40 (each shape of the top levels, odd
+   * and even counts on the first five), each power of two up to 512 with its neighbours (a level
+   * that has just filled or just begun), 300, and sizes past the 4096-hash chunks of a level.
+   * {@code -Pslow} adds every other size up to 300 ({@link #everyOtherSize_upTo300}), about 3 s of
+   * a two-core CI run.
+   */
   static LongStream sizes() {
-    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097, 8193));
+    return LongStream.concat(
+        LongStream.rangeClosed(0, 40),
+        LongStream.of(63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 511, 512, 1000, 4097, 8193));
+  }
+
+  /** The sizes up to 300 that {@link #sizes} leaves out. */
+  static LongStream everyOtherSize() {
+    Set<Long> sampled = sizes().boxed().collect(Collectors.toSet());
+    return LongStream.rangeClosed(0, 300).filter(n -> !sampled.contains(n));
   }
 
   @ParameterizedTest(name = "size {0}")
   @MethodSource("sizes")
   void overLevels_thenAppends_equalsATreeBuiltByAppends(long size) throws Exception {
+    overLevels_thenAppends_isTheTreeBuiltByAppends(size);
+  }
+
+  @ParameterizedTest(name = "size {0}")
+  @MethodSource("everyOtherSize")
+  @Tag("slow")
+  void everyOtherSize_upTo300(long size) throws Exception {
+    overLevels_thenAppends_isTheTreeBuiltByAppends(size);
+  }
+
+  private static void overLevels_thenAppends_isTheTreeBuiltByAppends(long size) throws Exception {
     MerkleTree original = builtByAppends(size);
     byte[] packed = original.packedLevels(size);
     MerkleTree restored = MerkleTree.overLevels(size, view(inside(packed)));
@@ -161,17 +190,35 @@ class MerkleTreeOverLevelsTest {
     return new ArrayList<>(out);
   }
 
+  /**
+   * Saved sizes around the 4096-hash chunks of a level (one short, exact, one past, on one and two
+   * chunks), and small ones. {@code -Pslow} adds six drawn at random ({@link #randomAdoptedSizes}),
+   * about 2 s of a two-core CI run.
+   */
   static LongStream adoptedSizes() {
-    Random random = new Random(42);
-    return LongStream.concat(
-        LongStream.of(1, 2, 7, 300, 4095, 4096, 4097, 8192, 8193, 9000),
-        random.longs(6, 1, 12_000));
+    return LongStream.of(1, 2, 7, 300, 4095, 4096, 4097, 8192, 8193, 9000);
+  }
+
+  /** Six saved sizes below 12 000 from a fixed seed. */
+  static LongStream randomAdoptedSizes() {
+    return new Random(42).longs(6, 1, 12_000);
   }
 
   @ParameterizedTest(name = "saved at {0}")
   @MethodSource("adoptedSizes")
   void adoptLevels_ofItsOwnSavedLevels_isTheSameTree_withTheCoveredChunksDropped(long saved)
       throws Exception {
+    adoptLevels_ofItsOwnSavedLevels_isTheSameTree(saved);
+  }
+
+  @ParameterizedTest(name = "saved at {0}")
+  @MethodSource("randomAdoptedSizes")
+  @Tag("slow")
+  void adoptLevels_atRandomSavedSizes(long saved) throws Exception {
+    adoptLevels_ofItsOwnSavedLevels_isTheSameTree(saved);
+  }
+
+  private static void adoptLevels_ofItsOwnSavedLevels_isTheSameTree(long saved) throws Exception {
     long size = saved + 37;
     MerkleTree original = builtByAppends(size);
     MerkleTree kept = builtByAppends(size);
