@@ -1385,7 +1385,7 @@ final class JournalCommand extends CommandGroup {
           Presentation p = a.presentation();
           yield head
               + "Authorised request "
-              + a.request().id()
+              + a.identified().id()
               + " backend "
               + a.backend()
               + " grant "

@@ -165,8 +165,27 @@ public final class Gate {
       Optional<ContentId> model,
       Instant decisionTime,
       Reservation reservation) {
-    Objects.requireNonNull(presentation, "presentation");
     Objects.requireNonNull(request, "request");
+    return resume(presentation, IdentifiedRequest.of(request), model, decisionTime, reservation);
+  }
+
+  /**
+   * Resumes as {@link #resume(Presentation, ServeRequest, Optional, Instant, Reservation)}, over
+   * the request id handed with the request (a journal's record holds it), so the request is not
+   * encoded and hashed again for each authorisation a restart resumes.
+   *
+   * @param reservation the reservation, as restored in this gate's ledger
+   * @throws IllegalArgumentException if the reservation is not the presentation's
+   */
+  public Authorisation resume(
+      Presentation presentation,
+      IdentifiedRequest identified,
+      Optional<ContentId> model,
+      Instant decisionTime,
+      Reservation reservation) {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(identified, "request");
+    ServeRequest request = identified.request();
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(decisionTime, "decisionTime");
     Objects.requireNonNull(reservation, "reservation");
@@ -179,7 +198,7 @@ public final class Gate {
     return new Authorisation(
         this,
         presentation,
-        request.id(),
+        identified.id(),
         request.jouleCeilingUj(),
         model,
         decisionTime,

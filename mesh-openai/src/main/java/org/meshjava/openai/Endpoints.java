@@ -18,7 +18,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.PromptText;
@@ -906,30 +905,22 @@ final class Endpoints {
           + " server's log says why), so do not send this again before then";
 
   /**
-   * A refused serve's message as the API client reads it. An upstream's refusal carries what the
-   * upstream said, which names what the operator runs (its model names, hosts and paths, a key it
-   * echoes): the client is told the status only ({@link UpstreamRefusedException#shown()}), and the
-   * operator's log has the rest. The steward's reason opens its message ({@code ENGINE_FAILED:
-   * ...}); the answer's code already says it, and the SDKs print the message after the status (the
-   * Node SDK's "502 ENGINE_FAILED: backend ..."), so the client reads the words alone, whichever
-   * answer carries them.
+   * A refused serve's message as the API client reads it: the steward's words for clients ({@link
+   * ServeException#shown()}), which leave out its reason's name (the answer's code says it, and the
+   * SDKs print the message after the status: the Node SDK's "502 ENGINE_FAILED: backend ...") and
+   * what only its operator reads (the Java class of an engine's throw). An upstream's refusal
+   * carries what the upstream said, which names what the operator runs (its model names, hosts and
+   * paths, a key it echoes): the client is told the status only ({@link
+   * UpstreamRefusedException#shown()}), and the operator's log has the rest.
    */
   static String shown(ServeException e) {
-    String message = String.valueOf(e.getMessage());
+    String message = e.shown();
     if (e.getCause() instanceof UpstreamRefusedException u) {
       int at = message.lastIndexOf(String.valueOf(u.getMessage()));
       message = at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
     }
-    String named = e.reason().name() + ": ";
-    message = message.startsWith(named) ? message.substring(named.length()) : message;
-    // An engine that gave no words is named by its Java class in the steward's message, for the
-    // operator and the embedder; the API client reads only that it gave none.
-    return THREW_A_CLASS.matcher(message).replaceAll("");
+    return message;
   }
-
-  /** The steward's "it threw java.lang.X, and " before "it gave no reason" (Metering#why). */
-  private static final Pattern THREW_A_CLASS =
-      Pattern.compile("it threw [\\p{javaJavaIdentifierPart}.$]+, and (?=it gave no reason)");
 
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);

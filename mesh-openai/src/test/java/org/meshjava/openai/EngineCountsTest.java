@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
 
 /**
@@ -97,6 +101,53 @@ class EngineCountsTest {
                   .get("message")
                   .asText())
           .endsWith("backend thrower failed: it gave no reason")
+          .doesNotContain("java.lang");
+    }
+  }
+
+  /**
+   * Regression: the binding cut "it threw <a class>, and " out of the steward's message text, so an
+   * engine whose own words read so (an upstream's error quoted as it came) reached the client
+   * altered. The client now reads the steward's words for clients ({@code ServeException#shown}),
+   * whatever they say.
+   */
+  @Test
+  void anEnginesOwnWords_thatReadLikeTheOperatorsClassNaming_reachTheClientUnchanged() {
+    String own = "it threw com.example.QuotaExceeded, and it gave no reason";
+    try (Fixture f =
+        new Fixture(
+            null, b -> b.backend(ThrowingEngine.of(new IllegalStateException(own))), b -> {})) {
+      assertThat(
+              f.post("/v1/chat/completions", Fixture.chat("boom"))
+                  .error(502, "engine_failed")
+                  .get("message")
+                  .asText())
+          .endsWith("backend thrower failed: " + own);
+    }
+  }
+
+  /**
+   * Regression: an engine that threw when asked something outside its work (its energy domains) was
+   * answered with the throw as Java prints it ("java.lang.IllegalStateException: no domains
+   * today"); the client reads the engine's words alone.
+   */
+  @Test
+  void anEngineThatThrowsWhenAsked_isAnsweredWithItsWords_notItsJavaClass() {
+    ServingEngine asked =
+        new ForwardingEngine(ThrowingEngine.of(new IllegalStateException("unused"))) {
+          @Override
+          public Set<EnergyDomain> domains() {
+            throw new IllegalStateException("no domains today");
+          }
+        };
+    try (Fixture f = new Fixture(null, b -> b.backend(asked), b -> {})) {
+      assertThat(
+              f.post("/v1/chat/completions", Fixture.chat("boom"))
+                  .error(502, "engine_failed")
+                  .get("message")
+                  .asText())
+          .endsWith(
+              "backend thrower failed: it could not name its energy domains: no domains today")
           .doesNotContain("java.lang");
     }
   }

@@ -34,15 +34,15 @@ final class EngineAnswer {
       // gave, the fault still held back. Taken here, the question's throw is suppressed on it.
       Throwable failed = MappedReadFault.afterThrow(e, backend.heldFaults());
       JvmFailure.passIfFailing(failed);
+      // The operator reads the throw as Java prints it (its class too); the client reads the
+      // engine's words alone, as for a failed serve (Metering#whyOf, ServeException#shown).
+      Metering.Why why = Metering.whyOf(failed);
+      String failedTo = backend + " failed: it could not " + doing + ": ";
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          backend
-              + " failed: it could not "
-              + doing
-              + ": "
-              + (MappedReadFault.in(failed)
-                  ? Metering.why(failed)
-                  : ThrowableWords.describe(failed)),
+          failedTo
+              + (MappedReadFault.in(failed) ? why.operators() : ThrowableWords.describe(failed)),
+          failedTo + why.clients(),
           failed);
     }
     if (answer == null) {

@@ -201,22 +201,41 @@ final class Metering {
       // engine that served, once the serve is charged; never a refusal blaming the backend.
       JvmFailure.passIfFailing(letGoFailed);
     }
-    // The message goes to callers, over HTTP too: it says what failed, not which Java class did
-    // (the cause, kept on the exception, says that), unless the engine's throw has no words: then
-    // its class is all there is to say.
+    // The message says what failed, not which Java class did (the cause, kept on the exception,
+    // says that), unless the engine's throw has no words: then its class is all there is to say,
+    // to the operator; the client reads only that it gave none (ServeException#shown).
+    Why why = whyOf(e);
     return new ServeException(
-        ServeException.Reason.ENGINE_FAILED, backend + " failed: " + why(e), e);
+        ServeException.Reason.ENGINE_FAILED,
+        backend + " failed: " + why.operators(),
+        backend + " failed: " + why.clients(),
+        e);
   }
 
   /**
-   * Why the engine failed, in words for its caller, said once. The fault of a read of a file it
-   * mapped that was cut short is explained here only where nothing else did: the JVM's words for it
-   * name no file, so where they are all there is (the fault itself, or an engine's exception that
-   * only repeats them) they are put in ours, which say what happened and where the fix lies. An
-   * engine that caught the fault and said so in its own words (Jlama does) is quoted as it is,
-   * never wrapped in a second account of the same cut.
+   * Why an engine failed, said twice: {@code operators}, for the steward's operator and the
+   * embedder, names the Java class of a throw that gave no words; {@code clients}, what a client of
+   * the serve may read, says only that it gave none. Otherwise the two are the same words.
+   */
+  record Why(String operators, String clients) {}
+
+  /** The words for a throw that gave none, as a client reads them. */
+  private static final String NO_REASON = "it gave no reason";
+
+  /**
+   * Why the engine failed, in its operator's words ({@link Why}), said once. The fault of a read of
+   * a file it mapped that was cut short is explained here only where nothing else did: the JVM's
+   * words for it name no file, so where they are all there is (the fault itself, or an engine's
+   * exception that only repeats them) they are put in ours, which say what happened and where the
+   * fix lies. An engine that caught the fault and said so in its own words (Jlama does) is quoted
+   * as it is, never wrapped in a second account of the same cut.
    */
   static String why(Throwable e) {
+    return whyOf(e).operators();
+  }
+
+  /** Why the engine failed, for its operator and for its client ({@link #why}, {@link Why}). */
+  static Why whyOf(Throwable e) {
     @Nullable InternalError fault = MappedReadFault.among(e);
     String message = ThrowableWords.messageOf(e);
     if ((message == null || message.isBlank()) && fault != null) {
@@ -224,18 +243,29 @@ final class Metering {
       // reason, not "none".
       message = ThrowableWords.messageOf(fault);
     }
-    // An engine that gave no words at all (a StackOverflowError, a bare NullPointerException) is
-    // named by the class it threw: "no reason" alone leaves its operator nothing to look for.
-    String why =
-        message != null && !message.isBlank()
-            ? message
-            : "it threw " + e.getClass().getName() + ", and it gave no reason";
-    if (fault != null && onlyTheJvmsWords(e, fault, why)) {
-      return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
-          + why
-          + "); it needs the whole file back, and a restart if it maps the file only once";
+    String operators;
+    String clients;
+    if (message != null && !message.isBlank()) {
+      operators = message;
+      clients = message;
+    } else {
+      // An engine that gave no words at all (a StackOverflowError, a bare NullPointerException)
+      // is named by the class it threw: "no reason" alone leaves its operator nothing to look
+      // for. Its client is told only that it gave none: the class is the engine's code.
+      operators = "it threw " + e.getClass().getName() + ", and " + NO_REASON;
+      clients = NO_REASON;
     }
-    return why;
+    if (fault != null && onlyTheJvmsWords(e, fault, operators)) {
+      return new Why(cutShort(operators), cutShort(clients));
+    }
+    return new Why(operators, clients);
+  }
+
+  /** {@code why} put in our account of a mapped file cut short under the engine. */
+  private static String cutShort(String why) {
+    return "a file it reads in place (mapped; its weights?) was cut short on disk while it ran ("
+        + why
+        + "); it needs the whole file back, and a restart if it maps the file only once";
   }
 
   /**

@@ -18,6 +18,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.internal.JvmFailure;
+import org.meshjava.core.internal.MappedReadFault;
 import org.meshjava.core.internal.ThrowableWords;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.MeshReceipt;
@@ -57,7 +58,13 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
     Objects.requireNonNull(engine, "engine");
-    return replay(serve, engine, () -> ask("its name", engine::name), Duration.ZERO, null);
+    return replay(
+        serve,
+        engine,
+        () -> ask("its name", engine::name),
+        Duration.ZERO,
+        null,
+        MappedReadFault::deliverPending);
   }
 
   /**
@@ -74,24 +81,31 @@ public final class Replayer {
    */
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine, String backendName) {
     Objects.requireNonNull(backendName, "backendName");
-    return replay(serve, engine, () -> backendName, Duration.ZERO, null);
+    return replay(
+        serve, engine, () -> backendName, Duration.ZERO, null, MappedReadFault::deliverPending);
   }
 
   /**
    * As {@link #replay(ReplayInputs, ServingEngine, String)}, the re-serve bounded by {@code
    * deadline} (zero: none), a steward's engine deadline: an engine that has not returned by then is
    * the {@code ENGINE_FAILED} verdict, its thread interrupted and what it returns later dropped.
+   *
+   * @param heldFaults run last in the re-serve's region, on the thread that ran the engine, as in a
+   *     serve's ({@code Steward.Builder.heldFaults}: {@link MappedReadFault#deliverPending}, or a
+   *     test's stand-in)
    */
   static ReplayVerdict replay(
       ReplayInputs serve,
       ServingEngine engine,
       String backendName,
       Duration deadline,
-      SlotTaker slot) {
+      SlotTaker slot,
+      Runnable heldFaults) {
     Objects.requireNonNull(backendName, "backendName");
     Objects.requireNonNull(deadline, "deadline");
     Objects.requireNonNull(slot, "slot");
-    return replay(serve, engine, () -> backendName, deadline, slot);
+    Objects.requireNonNull(heldFaults, "heldFaults");
+    return replay(serve, engine, () -> backendName, deadline, slot, heldFaults);
   }
 
   /**
@@ -119,11 +133,12 @@ public final class Replayer {
       ServingEngine engine,
       BackendName name,
       Duration deadline,
-      @Nullable SlotTaker slot) {
+      @Nullable SlotTaker slot,
+      Runnable heldFaults) {
     Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
     try {
-      return replayAsking(serve, engine, name, deadline, slot);
+      return replayAsking(serve, engine, name, deadline, slot, heldFaults);
     } catch (EngineAskFailed e) {
       return notReplayable(ReplayVerdict.Reason.ENGINE_FAILED, e.detail);
     }
@@ -134,7 +149,8 @@ public final class Replayer {
       ServingEngine engine,
       BackendName backendName,
       Duration deadline,
-      @Nullable SlotTaker slot)
+      @Nullable SlotTaker slot,
+      Runnable heldFaults)
       throws EngineAskFailed {
     MeshReceipt receipt = serve.receipt();
     ServeRequest request = serve.request();
@@ -195,7 +211,7 @@ public final class Replayer {
     }
     TokenSequence rerun;
     try {
-      EngineResult result = reServe(engine, identified, prompt, deadline, held);
+      EngineResult result = reServe(engine, identified, prompt, deadline, held, heldFaults);
       if (result == null) {
         // As a serve's engine that returns no result is refused: in words, not the JVM's about a
         // null dereference inside this class.
@@ -248,11 +264,12 @@ public final class Replayer {
       IdentifiedRequest request,
       TokenSequence prompt,
       Duration deadline,
-      BackendSlots.@Nullable Held held)
+      BackendSlots.@Nullable Held held,
+      Runnable heldFaults)
       throws EngineException, EngineDeadline.Overrun {
     if (deadline.isZero()) {
       try {
-        return engine.serve(request, prompt);
+        return reServed(engine, request, prompt, heldFaults);
       } finally {
         if (held != null) {
           held.close();
@@ -262,7 +279,7 @@ public final class Replayer {
     CompletableFuture<@Nullable EngineResult> done = new CompletableFuture<>();
     Thread reServing;
     try {
-      reServing = startReServing(engine, request, prompt, held, done);
+      reServing = startReServing(engine, request, prompt, held, heldFaults, done);
     } catch (RuntimeException | Error noThread) {
       // No thread could be made (out of memory): the engine never ran, so the slot is let go here.
       if (held != null) {
@@ -286,18 +303,47 @@ public final class Replayer {
       Thread.currentThread().interrupt();
       throw new EngineException("the replay was interrupted while it waited for the engine");
     } catch (ExecutionException e) {
-      Throwable thrown = e.getCause();
-      if (thrown instanceof EngineException x) {
-        throw x;
-      }
-      if (thrown instanceof RuntimeException x) {
-        throw x;
-      }
-      if (thrown instanceof Error x) {
-        throw x;
-      }
-      throw new IllegalStateException(thrown);
+      throw rethrown(e.getCause());
     }
+  }
+
+  /**
+   * The engine's re-serve, on the thread that runs it, its region ended with {@code heldFaults} as
+   * a serve's is ({@code Metering}, {@code EngineDeadline.Call.run}): a fault of a mapped read (its
+   * weights cut short on disk) that its compiled code held back is thrown here and is the replay's
+   * {@code ENGINE_FAILED} verdict, the engine's own throw over the garbage read suppressed on it;
+   * past here it would be thrown at the thread's next safepoint poll, raw, and the replay would
+   * have judged the faulted run.
+   */
+  private static @Nullable EngineResult reServed(
+      ServingEngine engine, IdentifiedRequest request, TokenSequence prompt, Runnable heldFaults)
+      throws EngineException {
+    EngineResult result;
+    try {
+      result = engine.serve(request, prompt);
+    } catch (Throwable e) {
+      throw rethrown(MappedReadFault.afterThrow(e, heldFaults));
+    }
+    heldFaults.run();
+    return result;
+  }
+
+  /**
+   * Throws {@code thrown} as the engine threw it, an {@link EngineException} or unchecked; anything
+   * else (a checked exception thrown around the compiler) is returned wrapped, for the caller to
+   * throw.
+   */
+  private static IllegalStateException rethrown(@Nullable Throwable thrown) throws EngineException {
+    if (thrown instanceof EngineException x) {
+      throw x;
+    }
+    if (thrown instanceof RuntimeException x) {
+      throw x;
+    }
+    if (thrown instanceof Error x) {
+      throw x;
+    }
+    return new IllegalStateException(thrown);
   }
 
   /** Starts the thread that re-serves and hands what the engine did to {@code done}. */
@@ -306,6 +352,7 @@ public final class Replayer {
       IdentifiedRequest request,
       TokenSequence prompt,
       BackendSlots.@Nullable Held held,
+      Runnable heldFaults,
       CompletableFuture<@Nullable EngineResult> done) {
     return Thread.ofPlatform()
         .daemon()
@@ -315,7 +362,7 @@ public final class Replayer {
               EngineResult result = null;
               Throwable thrown = null;
               try {
-                result = engine.serve(request, prompt);
+                result = reServed(engine, request, prompt, heldFaults);
               } catch (Throwable e) {
                 thrown = e;
               } finally {

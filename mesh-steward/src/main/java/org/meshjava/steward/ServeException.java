@@ -97,6 +97,9 @@ public sealed class ServeException extends Exception
 
   private final Reason reason;
 
+  /** The refusal in the words its client may read; see {@link #shown()}. */
+  private final @Nullable String shown;
+
   /** Not serialized (a candidate's {@code Optional} is not serializable); null once read back. */
   private final transient List<RouteCandidate> candidates;
 
@@ -115,7 +118,20 @@ public sealed class ServeException extends Exception
       Reason reason, String detail, List<RouteCandidate> candidates, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
+    this.shown = String.valueOf(detail);
     this.candidates = List.copyOf(candidates);
+  }
+
+  /**
+   * For a refusal whose detail says more to the operator than its client may read: {@code shown} is
+   * {@code detail} without those words (an engine that gave no reason of its own is named by the
+   * Java class it threw in {@code detail} only).
+   */
+  ServeException(Reason reason, String detail, String shown, @Nullable Throwable cause) {
+    super(reason + ": " + detail, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.shown = Objects.requireNonNull(shown, "shown");
+    this.candidates = List.of();
   }
 
   /**
@@ -127,12 +143,28 @@ public sealed class ServeException extends Exception
   ServeException(Reason reason, DenialLabel label, String detail, @Nullable Throwable cause) {
     super(label.wire() + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
+    this.shown = label.wire() + ": " + detail;
     this.candidates = List.of();
   }
 
   /** Returns why. */
   public Reason reason() {
     return reason;
+  }
+
+  /**
+   * The refusal in the words a client of the serve may read, which a binding answers with (the HTTP
+   * binding's error message): the detail without the reason's name before it, which a binding's
+   * code already says; a gate's denial keeps its label, the finer of the two. The message ({@link
+   * #getMessage()}) is for the operator and the embedder, and may say more: where an engine failed
+   * without giving any reason of its own, it names the Java class the engine threw, which is the
+   * engine's code and no client's business; here the refusal says only that it gave none. Never the
+   * message cut down after the fact: an engine's own words reach the client as it said them,
+   * whatever they say.
+   */
+  public String shown() {
+    // Null only in an exception read back from a form written before this field existed.
+    return shown == null ? String.valueOf(getMessage()) : shown;
   }
 
   /**

@@ -310,7 +310,8 @@ public final class Steward implements AutoCloseable {
   public ReplayVerdict replay(ReplayInputs serve, ServingEngine backend) {
     String name = backendName(backend);
     RoutedBackend routed = new RoutedBackend(name, backend, heldFaults);
-    return Replayer.replay(serve, backend, name, engineDeadline, () -> slots.take(routed));
+    return Replayer.replay(
+        serve, backend, name, engineDeadline, () -> slots.take(routed), heldFaults);
   }
 
   /**

@@ -197,6 +197,14 @@ class EngineFailureSettlementTest {
                 + " no reason",
             "ENGINE_FAILED: backend ref failed: it threw java.lang.NullPointerException, and it gave"
                 + " no reason");
+    // What a client reads (ServeException#shown): the engine's words, or that it gave none; never
+    // the Java class, which is for the operator.
+    List<String> shown =
+        List.of(
+            "backend ref failed: the backend gave up",
+            "backend ref failed: it gave no reason",
+            "backend ref failed: it gave no reason",
+            "backend ref failed: it gave no reason");
     for (int i = 0; i < failures.size(); i++) {
       GrantChain chain = f.chain(BUDGET);
       try (Steward s =
@@ -207,6 +215,7 @@ class EngineFailureSettlementTest {
         assertThat(e).as("failure %d", i).isNotNull();
         assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
         assertThat(e.getMessage()).isEqualTo(messages.get(i));
+        assertThat(e.shown()).isEqualTo(shown.get(i));
       }
     }
   }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -106,6 +107,68 @@ class HeldEngineFaultTest {
       throws Exception {
     assertRefusedAndSettled(Duration.ofSeconds(20), true);
     assertThat(thrown).hasValue(1);
+  }
+
+  /**
+   * Regression: a replay's re-serve did not end the engine's region with {@code heldFaults} as a
+   * serve's does, so a fault its compiled code held back was not taken inside the replay: the
+   * replay verified the run whose read had faulted, and the fault was left to surface later, raw,
+   * on whichever thread had run the engine.
+   */
+  @Test
+  void aFaultHeldBackByAReplaysReServe_isTheEngineFailedVerdict() throws Exception {
+    assertReplayFailed(Duration.ZERO);
+  }
+
+  /** The same on the replay's own thread ({@code mesh-replay}), under an engine deadline. */
+  @Test
+  void aFaultHeldBackOnTheReplaysThread_isTheEngineFailedVerdict() throws Exception {
+    assertReplayFailed(Duration.ofSeconds(20));
+  }
+
+  private void assertReplayFailed(Duration deadline) throws Exception {
+    AtomicBoolean cut = new AtomicBoolean();
+    ServingEngine engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            EngineResult served = super.serve(r, p);
+            if (cut.get()) {
+              held.set(true); // the re-serve's last read of the weights faulted, held back
+            }
+            return served;
+          }
+        };
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .backend(engine)
+            .engineDeadline(deadline)
+            .heldFaults(this::heldFault)
+            .build()) {
+      ServeRequest req = GrantFixture.request("replayed", 3, CEILING);
+      TokenSequence payload = GrantFixture.payload(req);
+      ServeResult served = s.serve(req, payload);
+      cut.set(true);
+
+      ReplayVerdict v =
+          s.replay(
+              new ReplayInputs(
+                  served.receipt(), req, payload, s.opening(req.id()), Optional.empty()),
+              engine);
+
+      assertThat(v)
+          .isInstanceOfSatisfying(
+              ReplayVerdict.NotReplayable.class,
+              n -> {
+                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+                assertThat(n.detail())
+                    .contains("failed to re-serve")
+                    .contains("was cut short on disk while it ran");
+              });
+      assertThat(thrown).hasValue(1);
+      assertThat(held.get()).isFalse();
+      assertThat(s.head().nextSequence()).as("the replay sealed nothing").isEqualTo(1);
+    }
   }
 
   private void assertRefusedAndSettled(Duration deadline) throws Exception {

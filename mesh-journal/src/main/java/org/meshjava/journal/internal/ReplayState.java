@@ -113,7 +113,7 @@ public final class ReplayState {
       }
       JournalEntry.Authorised a = o.entry();
       Authorisation auth =
-          gate.resume(a.presentation(), a.request(), a.model(), a.decidedAt(), res);
+          gate.resume(a.presentation(), a.identified(), a.model(), a.decidedAt(), res);
       r.open.put(o.seq(), new Pending(auth, a));
     }
     for (SnapshotState.SettledDebit s : state.settled()) {
