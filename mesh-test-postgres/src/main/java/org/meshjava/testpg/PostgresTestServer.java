@@ -267,9 +267,11 @@ public final class PostgresTestServer implements AutoCloseable {
   }
 
   /**
-   * Whether the postmaster the wrapper last started has exited: its process is gone, or a zombie
-   * the wrapper has not reaped yet (it reaps only on {@code stop}). False while the wrapper has not
-   * named it yet.
+   * Whether the postmaster the wrapper last started has exited: its process is gone, a zombie the
+   * wrapper has not reaped yet (it reaps only on {@code stop}), or its id now names a process that
+   * is not the wrapper's child. A shell that reaps its children as they end frees the id at once,
+   * and the system may give it to any new process: read as the postmaster, that one kept a failed
+   * start waiting out its whole timeout. False while the wrapper has not named it yet.
    */
   private boolean postmasterExited() {
     String pid;
@@ -283,9 +285,12 @@ public final class PostgresTestServer implements AutoCloseable {
     }
     try {
       String stat = Files.readString(Path.of("/proc", pid, "stat"), StandardCharsets.US_ASCII);
-      // "pid (comm) S ...": the state follows the last ')', as a command may hold one.
-      String state = stat.substring(stat.lastIndexOf(')') + 1).strip();
-      return state.startsWith("Z") || state.startsWith("X");
+      // "pid (comm) S ppid ...": the state and the parent's id follow the last ')', as a command
+      // may hold one.
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 1).strip().split(" ", 3);
+      String state = fields[0];
+      boolean wrappers = fields.length > 1 && fields[1].equals(Long.toString(process.pid()));
+      return !wrappers || state.startsWith("Z") || state.startsWith("X");
     } catch (IOException gone) {
       return true;
     }

@@ -58,6 +58,33 @@ class PostgresTestServerRestartTest {
     assertThat(data).as("the data directory, removed").doesNotExist();
   }
 
+  /**
+   * Regression: a postmaster that exited was looked up by its process id alone, and an id the
+   * system had given to another process since (a shell that reaps its children as they end frees it
+   * at once) read as the postmaster still starting, so the failed start waited out its 60 s. The
+   * stand-in puts a live process's id, this JVM's, where the wrapper named it, then exits.
+   */
+  @Test
+  void aStart_whosePostmasterIdNamesAnotherProcess_failsAtOnce() throws Exception {
+    Path data = Files.createDirectory(tmp.resolve("data"));
+    String reused =
+        "until [ \"$(cat \"$MESH_PG_PID\" 2>/dev/null)\" = \"$$\" ]; do :; done;"
+            + " echo "
+            + ProcessHandle.current().pid()
+            + " > \"$MESH_PG_PID\"; exit 3";
+    PostgresTestServer server =
+        PostgresTestServer.launch(
+            List.of("sh", "-c", reused), data, tmp.resolve("pg.log"), unusedPort());
+    try {
+      server.stop();
+      assertThatThrownBy(server::start)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("the PostgreSQL test server exited:");
+    } finally {
+      server.close();
+    }
+  }
+
   /** A loopback port nothing listens on: a probe of it is refused at once. */
   private static int unusedPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
