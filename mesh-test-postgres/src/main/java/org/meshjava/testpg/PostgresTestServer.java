@@ -315,10 +315,20 @@ public final class PostgresTestServer implements AutoCloseable {
     awaitStopped();
   }
 
-  /** Returns once the postmaster has removed its pid file, as it does when it exits. */
+  /**
+   * Returns once the postmaster has removed its pid file, as it does when it exits. One that exited
+   * leaving the file (killed, or crashed) is refused at once: nothing is left to remove it.
+   */
   private void awaitStopped() {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (Files.exists(data.resolve("postmaster.pid"))) {
+    Path lockFile = data.resolve("postmaster.pid");
+    while (Files.exists(lockFile)) {
+      // In this order: a postmaster removes the file before it exits, so one seen exited and the
+      // file seen after it left the file behind.
+      if (postmasterExited() && Files.exists(lockFile)) {
+        throw new IllegalStateException(
+            "the PostgreSQL test server exited leaving " + lockFile + ":\n" + logTail());
+      }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("the PostgreSQL test server did not stop:\n" + logTail());
       }
@@ -353,8 +363,14 @@ public final class PostgresTestServer implements AutoCloseable {
       awaitReady();
     } catch (IllegalStateException e) {
       // Stopped for certain (one still starting after the timeout too), so a retry starts anew.
-      command("stop");
-      awaitStopped();
+      // Why the start failed is what the caller is told; a stop that fails too is added to it, not
+      // put in its place.
+      try {
+        command("stop");
+        awaitStopped();
+      } catch (RuntimeException stopFailed) {
+        e.addSuppressed(stopFailed);
+      }
       throw e;
     }
     running = true;

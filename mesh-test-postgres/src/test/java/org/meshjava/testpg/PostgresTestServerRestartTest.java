@@ -2,6 +2,7 @@ package org.meshjava.testpg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -80,6 +81,35 @@ class PostgresTestServerRestartTest {
       assertThatThrownBy(server::start)
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("the PostgreSQL test server exited:");
+    } finally {
+      server.close();
+    }
+  }
+
+  /**
+   * Regression: a failed start stops the server before it throws, and where that stop failed too
+   * its error was thrown in place of the start's, so the caller read why the stop failed and never
+   * why the start did. Here the postmaster exits leaving its lock file, which a killed one does.
+   */
+  @Test
+  void aFailedStart_whoseStopFailsToo_stillSaysWhyTheStartFailed() throws Exception {
+    Path data = Files.createDirectory(tmp.resolve("data"));
+    PostgresTestServer server =
+        PostgresTestServer.launch(
+            List.of("sh", "-c", "exit 3"), data, tmp.resolve("pg.log"), unusedPort());
+    try {
+      server.stop();
+      Files.writeString(data.resolve("postmaster.pid"), "1\n");
+      IllegalStateException e = catchThrowableOfType(IllegalStateException.class, server::start);
+      assertThat(e).hasMessageStartingWith("the PostgreSQL test server exited:");
+      assertThat(e.getSuppressed())
+          .singleElement()
+          .satisfies(
+              stop ->
+                  assertThat(stop)
+                      .hasMessageStartingWith(
+                          "the PostgreSQL test server exited leaving "
+                              + data.resolve("postmaster.pid")));
     } finally {
       server.close();
     }
