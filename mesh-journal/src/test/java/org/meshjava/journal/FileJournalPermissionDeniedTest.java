@@ -29,18 +29,7 @@ class FileJournalPermissionDeniedTest {
   void aFolderThatCannotBeMade_saysWhatToDo() throws Exception {
     Path folder = dir.toRealPath().resolve("srv");
     Path journal = folder.resolve("j.journal");
-    Forcer denying =
-        new Forcer() {
-          @Override
-          public void force(FileChannel channel, Path file, boolean metaData) throws IOException {
-            channel.force(metaData);
-          }
-
-          @Override
-          public void createDirectories(Path d) throws IOException {
-            throw new AccessDeniedException(folder.toString());
-          }
-        };
+    Forcer denying = denyingFolders(folder);
     assertRefused(
         () -> FileJournal.open(journal, FileChannel::tryLock, FileJournal.Syncer.FORCE, denying),
         "cannot open " + journal + ": permission denied: " + folder + WHAT_TO_DO);
@@ -68,6 +57,24 @@ class FileJournalPermissionDeniedTest {
     try (FileJournal j = FileJournal.open(journal)) {
       assertThat(j.path()).isEqualTo(journal);
     }
+  }
+
+  /**
+   * A forcer that forces as the OS one does and refuses to make any folder, as a folder owned by
+   * another user does: {@code AccessDeniedException} naming {@code folder}.
+   */
+  static Forcer denyingFolders(Path folder) {
+    return new Forcer() {
+      @Override
+      public void force(FileChannel channel, Path file, boolean metaData) throws IOException {
+        channel.force(metaData);
+      }
+
+      @Override
+      public void createDirectories(Path d) throws IOException {
+        throw new AccessDeniedException(folder.toString());
+      }
+    };
   }
 
   private static void assertRefused(
