@@ -19,9 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
  * the seams the opening goes through: making the folder, and opening the file to lock it.
  */
 class FileJournalPermissionDeniedTest {
+  /**
+   * Worded for every opener. Regression: it named {@code mesh serve --journal} also where a {@code
+   * mesh journal} command (archive, resume-grants, import) was refused, for which another path is
+   * no remedy.
+   */
   private static final String WHAT_TO_DO =
-      "; grant this user write access to the journal and its folder, or choose another journal"
-          + " path (mesh serve --journal)";
+      "; grant this user write access to the journal and its folder, or run as the user who owns"
+          + " them (a steward starting afresh may be given another journal path instead)";
 
   @TempDir Path dir;
 
