@@ -217,6 +217,13 @@ class FileJournalTamperingTest {
     }
   }
 
+  /** Makes {@code file} one byte longer than any snapshot is read, sparse: nothing is written. */
+  private static void growPastTheSizeLimit(Path file) throws IOException {
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+      f.setLength(org.meshjava.journal.Snapshot.MAX_BYTES + 1);
+    }
+  }
+
   /** A history of another journal beside the one under test. */
   private static History other(History h, SigningKey key, int n) throws Exception {
     return new History(h.dir, key, "other-" + n + "-" + Jcp.identity(key).value().substring(12, 20))
@@ -413,6 +420,32 @@ class FileJournalTamperingTest {
             Verdict.REFUSED,
             "MALFORMED",
             h -> h.editLatestSnapshot(b -> new byte[0])),
+        new Case(
+            "the latest snapshot's bytes replaced by as many random ones",
+            Verdict.REFUSED,
+            "MALFORMED",
+            h ->
+                h.editLatestSnapshot(
+                    b -> {
+                      byte[] random = new byte[b.length];
+                      new java.util.Random(43).nextBytes(random);
+                      return random;
+                    })),
+        // Past the size limit (SPEC.md §60.8, "Size"): read by its header alone, never whole. A
+        // whole snapshot grown so starts, replaying the journal; zeros are no header.
+        new Case(
+            "the latest snapshot grown past the size limit (sparse zeros appended)",
+            Verdict.STARTS,
+            "",
+            h -> growPastTheSizeLimit(h.latestSnapshot())),
+        new Case(
+            "the latest snapshot made sparse zeros past the size limit",
+            Verdict.REFUSED,
+            "MALFORMED",
+            h -> {
+              h.editLatestSnapshot(b -> new byte[0]);
+              growPastTheSizeLimit(h.latestSnapshot());
+            }),
         new Case(
             "the latest snapshot replaced by another journal's of the same key",
             Verdict.REFUSED,

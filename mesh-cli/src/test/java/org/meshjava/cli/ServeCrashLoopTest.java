@@ -36,6 +36,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
@@ -53,9 +54,12 @@ import org.meshjava.receipt.SealedReceipt;
  * sealed receipts are numbered 0, 1, 2, ... with none repeated or skipped; no grant's debits pass
  * its budget. Every third cycle two servers race for the journal's lock, and a third is started
  * while the holder is being killed: one holds it at a time, the others are refused naming the
- * journal as held; every eighth, {@code mesh journal archive} races a server's start. Three cycles
- * run by default (one of them a race); {@code -Pslow} runs 30. Each server listens on a port the
- * system picks ({@code --port 0}) and names it in its port file, so no fixed port can be taken.
+ * journal as held; every eighth, {@code mesh journal archive} races a server's start, and an
+ * archive run with the server down and a snapshot in the folder goes through. The counts printed at
+ * the end are asserted too: every race refused its loser, and its third unless that took the lock.
+ * Three cycles run by default (one of them a race); {@code -Pslow} runs 30, which must have run an
+ * archive with a snapshot there. Each server listens on a port the system picks ({@code --port 0})
+ * and names it in its port file, so no fixed port can be taken.
  */
 class ServeCrashLoopTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,6 +79,7 @@ class ServeCrashLoopTest {
   private int archives;
   private int thirdTookTheLock;
   private int archiveRefusals;
+  private int archivesWithASnapshot;
 
   @Test
   void killedWhileServingOverHttp_theJournalHoldsEveryHandedOutReceipt_andVerifies()
@@ -145,11 +150,43 @@ class ServeCrashLoopTest {
             + " the lock after the kill, %d archives, %d archives refused while a server held the"
             + " journal (seed %d)%n",
         cycles, handedOut.size(), lockRefusals, thirdTookTheLock, archives, archiveRefusals, seed);
+    // What the loop did, not only what it printed: each archive run with a snapshot there went
+    // through (archive), and a long run must have run some, or it never tested one.
+    assertThat(handedOut).as("receipts handed out").isNotEmpty();
+    long races = java.util.stream.IntStream.range(0, cycles).filter(c -> c % 3 == 2).count();
+    assertThat(thirdTookTheLock).as("thirds that took the lock").isBetween(0, (int) races);
+    assertThat(lockRefusals)
+        .as("lock refusals: every race's loser, and its third unless that took the lock")
+        .isEqualTo(2 * races - thirdTookTheLock);
+    if (cycles >= 30) {
+      // A snapshot every 12 records (four serves): of the eight archives run with the server
+      // down, the later ones find one.
+      assertThat(archivesWithASnapshot).as("archives run with a snapshot there").isPositive();
+    }
   }
 
-  /** Runs {@code mesh journal archive}; {@code racing} a server's start, it may be refused. */
-  private void archive(int c, boolean racing) {
+  /** Whether the steward's snapshot folder holds a snapshot (its journal's default folder). */
+  private boolean snapshotTaken() throws IOException {
+    Path folder = FileSnapshotStore.beside(journal).directory();
+    if (!Files.isDirectory(folder)) {
+      return false;
+    }
+    try (var files = Files.list(folder)) {
+      return files.anyMatch(f -> f.getFileName().toString().endsWith(".snapshot"));
+    }
+  }
+
+  /**
+   * Runs {@code mesh journal archive}; {@code racing} a server's start, it may be refused. With the
+   * server down and a snapshot in the folder, it must go through ("nothing to archive" included).
+   */
+  private void archive(int c, boolean racing) throws IOException {
+    boolean snapshot = !racing && snapshotTaken();
     Run archive = mesh("journal", "archive", journal.toString());
+    if (snapshot) {
+      archivesWithASnapshot++;
+      assertThat(archive.code()).as("cycle %d: archive: %s", c, archive.err()).isZero();
+    }
     if (archive.code() == 0) {
       archives++;
     } else if (racing && archive.err().contains("held by")) {

@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -687,21 +686,26 @@ public final class FileJournal implements Journal {
   }
 
   /**
+   * What a denied opening says to do. Worded for every opener: a steward's start ({@code mesh
+   * serve}, an application's), and a {@code mesh journal} command run on a steward's journal, for
+   * which another path is no remedy (an earlier wording named only {@code mesh serve --journal}).
+   * The journal is not told who opens it.
+   */
+  static final String OPEN_DENIED_REMEDY =
+      "grant this user write access to the journal and its folder, or run as the user who owns"
+          + " them (a steward starting afresh may be given another journal path instead)";
+
+  /**
    * The refusal of an opening of {@code path} that {@code e} failed. A denied file or folder also
    * says what to do: "permission denied" alone left an operator to guess whether the journal, its
-   * folder or a folder above was at fault, and that another path would do.
+   * folder or a folder above was at fault.
    */
   private static JournalException openRefused(Path path, IOException e) {
     JournalException refused = io("cannot open", path, e);
-    if (!(e instanceof AccessDeniedException)) {
-      return refused;
-    }
-    return new JournalException(
-        refused.reason(),
-        refused.detail()
-            + "; grant this user write access to the journal and its folder, or choose another"
-            + " journal path (mesh serve --journal)",
-        e);
+    String remedy = FailureWords.remedyIfDenied(e, OPEN_DENIED_REMEDY);
+    return remedy.isEmpty()
+        ? refused
+        : new JournalException(refused.reason(), refused.detail() + remedy, e);
   }
 
   /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */

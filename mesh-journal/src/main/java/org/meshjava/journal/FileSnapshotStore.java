@@ -292,7 +292,18 @@ public final class FileSnapshotStore implements SnapshotStore {
       // record; each retry at a later count would leave one more.
       deleteQuietly(tmp);
       throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot write " + target + ": " + FailureWords.of(e), e);
+          SnapshotException.Reason.IO,
+          "cannot write "
+              + target
+              + ": "
+              + FailureWords.about(target, e)
+              + FailureWords.remedyIfDenied(
+                  e,
+                  "grant this user write access to the snapshot folder "
+                      + dir
+                      + " (or, where it is yet to be made, to the folder it goes in), or keep the"
+                      + " snapshots in another folder"),
+          e);
     }
     dropOld(snapshot.position().count());
   }
@@ -396,7 +407,7 @@ public final class FileSnapshotStore implements SnapshotStore {
         // caller's "cannot read <dir>" would then name the folder, which is one.
         throw new SnapshotException(
             SnapshotException.Reason.IO,
-            "cannot read the latest snapshot " + latest + ": " + why(e, latest),
+            "cannot read the latest snapshot " + latest + ": " + why(e, latest) + readDenied(e),
             e);
       }
     }
@@ -451,8 +462,23 @@ public final class FileSnapshotStore implements SnapshotStore {
         null);
   }
 
+  /**
+   * What a denied read says to do, after "; ": a steward's start, {@code mesh journal verify} and
+   * an archive all read here, and each needs the folder and its files readable.
+   */
+  private String readDenied(IOException e) {
+    return FailureWords.remedyIfDenied(
+        e,
+        "grant this user read access to the snapshot folder "
+            + dir
+            + " and the snapshots in it, or run as the user who owns them");
+  }
+
   /** What went wrong reading {@code file}, without repeating its name as the JDK's messages do. */
   private static String why(IOException e, Path file) {
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return FailureWords.about(file, e); // it has no reason, only the file
+    }
     if (e instanceof java.nio.file.FileSystemException f) {
       return f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
     }
@@ -508,7 +534,9 @@ public final class FileSnapshotStore implements SnapshotStore {
             return readLatest(read);
           } catch (IOException e) {
             throw new SnapshotException(
-                SnapshotException.Reason.IO, "cannot read " + dir + ": " + FailureWords.of(e), e);
+                SnapshotException.Reason.IO,
+                "cannot read " + dir + ": " + FailureWords.about(dir, e) + readDenied(e),
+                e);
           }
         });
   }

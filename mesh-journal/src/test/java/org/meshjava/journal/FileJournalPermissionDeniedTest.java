@@ -19,9 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
  * the seams the opening goes through: making the folder, and opening the file to lock it.
  */
 class FileJournalPermissionDeniedTest {
+  /**
+   * Worded for every opener. Regression: it named {@code mesh serve --journal} also where a {@code
+   * mesh journal} command (archive, resume-grants, import) was refused, for which another path is
+   * no remedy.
+   */
   private static final String WHAT_TO_DO =
-      "; grant this user write access to the journal and its folder, or choose another journal"
-          + " path (mesh serve --journal)";
+      "; grant this user write access to the journal and its folder, or run as the user who owns"
+          + " them (a steward starting afresh may be given another journal path instead)";
 
   @TempDir Path dir;
 
@@ -29,18 +34,7 @@ class FileJournalPermissionDeniedTest {
   void aFolderThatCannotBeMade_saysWhatToDo() throws Exception {
     Path folder = dir.toRealPath().resolve("srv");
     Path journal = folder.resolve("j.journal");
-    Forcer denying =
-        new Forcer() {
-          @Override
-          public void force(FileChannel channel, Path file, boolean metaData) throws IOException {
-            channel.force(metaData);
-          }
-
-          @Override
-          public void createDirectories(Path d) throws IOException {
-            throw new AccessDeniedException(folder.toString());
-          }
-        };
+    Forcer denying = denyingFolders(folder);
     assertRefused(
         () -> FileJournal.open(journal, FileChannel::tryLock, FileJournal.Syncer.FORCE, denying),
         "cannot open " + journal + ": permission denied: " + folder + WHAT_TO_DO);
@@ -68,6 +62,24 @@ class FileJournalPermissionDeniedTest {
     try (FileJournal j = FileJournal.open(journal)) {
       assertThat(j.path()).isEqualTo(journal);
     }
+  }
+
+  /**
+   * A forcer that forces as the OS one does and refuses to make any folder, as a folder owned by
+   * another user does: {@code AccessDeniedException} naming {@code folder}.
+   */
+  static Forcer denyingFolders(Path folder) {
+    return new Forcer() {
+      @Override
+      public void force(FileChannel channel, Path file, boolean metaData) throws IOException {
+        channel.force(metaData);
+      }
+
+      @Override
+      public void createDirectories(Path d) throws IOException {
+        throw new AccessDeniedException(folder.toString());
+      }
+    };
   }
 
   private static void assertRefused(

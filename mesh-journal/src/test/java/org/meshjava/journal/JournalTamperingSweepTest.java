@@ -97,6 +97,59 @@ class JournalTamperingSweepTest {
   }
 
   /**
+   * A record line repeated right after itself, or two adjacent lines swapped, in the live file or
+   * in an archived segment: refused {@code CORRUPT} naming one of the two records, by a read of the
+   * opened journal and by an unlocked read, and the file left as it was found; never a record read
+   * twice or out of order. Attacked, held: each line chains to the one before it. (A steward's
+   * start over such a journal: {@code FileJournalTamperingTest} in mesh-cli.)
+   */
+  @Test
+  void aLineDuplicatedOrTwoSwapped_inTheLiveFileOrASegment_isRefusedNamingTheRecord()
+      throws Exception {
+    for (Kept kept : List.of(Kept.LIVE, Kept.SEGMENT)) {
+      for (boolean swapped : List.of(false, true)) {
+        String as = kept + (swapped ? " lines swapped" : " line duplicated");
+        Path folder = Files.createDirectory(dir.resolve(as.replace(' ', '-')));
+        Path p = folder.resolve("j.log");
+        // Records 0..3 in segment 0, 4..11 in the live file.
+        FileJournalStreamTest.journal(p, 8);
+        LiveFileOlderThanArchiveTest.archiveUpTo(p, 4);
+        FileJournalStreamTest.journal(p, 4);
+        Path file = kept.of(p);
+        List<String> lines = new ArrayList<>(Files.readAllLines(file));
+        // Lines 1 and 2: records 1 and 2 in the segment, 5 and 6 in the live file.
+        long first = (kept == Kept.LIVE ? 4 : 0) + 1;
+        if (swapped) {
+          java.util.Collections.swap(lines, 1, 2);
+        } else {
+          lines.add(2, lines.get(1));
+        }
+        Files.write(file, lines);
+        byte[] left = bytes(file);
+        for (int way = 0; way < 2; way++) {
+          JournalException e =
+              org.assertj.core.api.Assertions.catchThrowableOfType(
+                  JournalException.class,
+                  way == 0
+                      ? () -> {
+                        try (FileJournal j = FileJournal.open(p)) {
+                          FileJournalStreamTest.read(j, JournalPosition.GENESIS);
+                        }
+                      }
+                      : () -> FileJournalStreamTest.scan(p, JournalPosition.GENESIS));
+          assertThat(e).as(as + ", way " + way).isNotNull();
+          assertThat(e.reason()).as(as).isEqualTo(JournalException.Reason.CORRUPT);
+          assertThat(e.seq()).as(as + ": " + e.getMessage()).isPresent();
+          assertThat(e.seq().getAsLong())
+              .as(as + ": " + e.getMessage())
+              .isBetween(first, first + 1);
+        }
+        assertThat(bytes(file)).as(as + ": left as it was found").isEqualTo(left);
+      }
+    }
+  }
+
+  /**
    * A journal opened and archived through a link keeps its archive beside the file the link leads
    * to. That file replaced by a link to nothing (absolute or relative), or to an empty file, leaves
    * nothing beside the first link's name, but the link on the way has the archive beside it:

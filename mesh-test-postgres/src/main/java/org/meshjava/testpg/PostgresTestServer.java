@@ -267,9 +267,11 @@ public final class PostgresTestServer implements AutoCloseable {
   }
 
   /**
-   * Whether the postmaster the wrapper last started has exited: its process is gone, or a zombie
-   * the wrapper has not reaped yet (it reaps only on {@code stop}). False while the wrapper has not
-   * named it yet.
+   * Whether the postmaster the wrapper last started has exited: its process is gone, a zombie the
+   * wrapper has not reaped yet (it reaps only on {@code stop}), or its id now names a process that
+   * is not the wrapper's child. A shell that reaps its children as they end frees the id at once,
+   * and the system may give it to any new process: read as the postmaster, that one kept a failed
+   * start waiting out its whole timeout. False while the wrapper has not named it yet.
    */
   private boolean postmasterExited() {
     String pid;
@@ -283,9 +285,12 @@ public final class PostgresTestServer implements AutoCloseable {
     }
     try {
       String stat = Files.readString(Path.of("/proc", pid, "stat"), StandardCharsets.US_ASCII);
-      // "pid (comm) S ...": the state follows the last ')', as a command may hold one.
-      String state = stat.substring(stat.lastIndexOf(')') + 1).strip();
-      return state.startsWith("Z") || state.startsWith("X");
+      // "pid (comm) S ppid ...": the state and the parent's id follow the last ')', as a command
+      // may hold one.
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 1).strip().split(" ", 3);
+      String state = fields[0];
+      boolean wrappers = fields.length > 1 && fields[1].equals(Long.toString(process.pid()));
+      return !wrappers || state.startsWith("Z") || state.startsWith("X");
     } catch (IOException gone) {
       return true;
     }
@@ -310,10 +315,20 @@ public final class PostgresTestServer implements AutoCloseable {
     awaitStopped();
   }
 
-  /** Returns once the postmaster has removed its pid file, as it does when it exits. */
+  /**
+   * Returns once the postmaster has removed its pid file, as it does when it exits. One that exited
+   * leaving the file (killed, or crashed) is refused at once: nothing is left to remove it.
+   */
   private void awaitStopped() {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (Files.exists(data.resolve("postmaster.pid"))) {
+    Path lockFile = data.resolve("postmaster.pid");
+    while (Files.exists(lockFile)) {
+      // In this order: a postmaster removes the file before it exits, so one seen exited and the
+      // file seen after it left the file behind.
+      if (postmasterExited() && Files.exists(lockFile)) {
+        throw new IllegalStateException(
+            "the PostgreSQL test server exited leaving " + lockFile + ":\n" + logTail());
+      }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("the PostgreSQL test server did not stop:\n" + logTail());
       }
@@ -348,8 +363,14 @@ public final class PostgresTestServer implements AutoCloseable {
       awaitReady();
     } catch (IllegalStateException e) {
       // Stopped for certain (one still starting after the timeout too), so a retry starts anew.
-      command("stop");
-      awaitStopped();
+      // Why the start failed is what the caller is told; a stop that fails too is added to it, not
+      // put in its place.
+      try {
+        command("stop");
+        awaitStopped();
+      } catch (RuntimeException stopFailed) {
+        e.addSuppressed(stopFailed);
+      }
       throw e;
     }
     running = true;

@@ -58,6 +58,15 @@ public final class FailureWords {
   }
 
   /**
+   * What to do about {@code e}, after "; ", where it is a permission denied; nothing otherwise.
+   * "Permission denied" alone leaves an operator to guess what to change, and whether another place
+   * would do: a journal's or a snapshot folder's refusal names the remedy for what it was doing.
+   */
+  public static String remedyIfDenied(Throwable e, String remedy) {
+    return e instanceof AccessDeniedException ? "; " + remedy : "";
+  }
+
+  /**
    * The words for {@code file}, met where a name was to be made: what is there. Where a folder was
    * wanted ({@code folderWanted}), anything else there is named as not one; elsewhere (a marker, a
    * copy or a lock file to be made beside the journal) what is there is named and nothing more, for

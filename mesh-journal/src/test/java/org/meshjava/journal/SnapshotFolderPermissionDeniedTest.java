@@ -1,0 +1,72 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A snapshot folder this user may not write or read is refused {@code IO} saying what to do, as a
+ * denied journal is. Regression: a save into a folder owned by another user said "cannot write
+ * .../00000000000000000020.snapshot: .../snaps" (the JDK's message, the path alone), and a denied
+ * read "cannot read the latest snapshot ...: AccessDeniedException". The tests run as root in CI,
+ * where nothing is denied, so the denial is staged at the store's seams: making the folder, and the
+ * read after a file's size check.
+ */
+class SnapshotFolderPermissionDeniedTest {
+  @TempDir Path tmp;
+
+  @Test
+  void aSaveIntoAFolderThatCannotBeMade_saysWhatToDo() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    FileSnapshotStore store =
+        new FileSnapshotStore(dir, FileJournalPermissionDeniedTest.denyingFolders(dir));
+    assertRefused(
+        () -> store.save(FileSnapshotStoreTest.at(20)),
+        "cannot write "
+            + dir.resolve("00000000000000000020.snapshot")
+            + ": permission denied: "
+            + dir
+            + "; grant this user write access to the snapshot folder "
+            + dir
+            + " (or, where it is yet to be made, to the folder it goes in), or keep the snapshots"
+            + " in another folder");
+  }
+
+  @Test
+  void aLatestSnapshotThatCannotBeRead_saysWhatToDo() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    new FileSnapshotStore(dir).save(FileSnapshotStoreTest.at(10));
+    Path latest = dir.resolve("00000000000000000010.snapshot");
+    FileSnapshotStore store =
+        new FileSnapshotStore(
+            dir,
+            Forcer.OS,
+            Snapshot.MAX_BYTES,
+            file -> {
+              throw new AccessDeniedException(file.toString());
+            });
+    assertRefused(
+        store::latest,
+        "cannot read the latest snapshot "
+            + latest
+            + ": permission denied; grant this user read access to the snapshot folder "
+            + dir
+            + " and the snapshots in it, or run as the user who owns them");
+    // Refused without a trace: the snapshot reads as soon as access is given.
+    assertThat(new FileSnapshotStore(dir).latest()).isPresent();
+    assertThat(Files.exists(latest)).isTrue();
+  }
+
+  private static void assertRefused(ThrowingCallable call, String detail) {
+    SnapshotException e = catchThrowableOfType(SnapshotException.class, call);
+    assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+    assertThat(e.detail()).isEqualTo(detail);
+    assertThat(e.getCause()).isInstanceOf(AccessDeniedException.class);
+  }
+}
