@@ -325,11 +325,12 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
    * client of the upstream would. When the sink asks to stop, after a delta, the upstream
    * connection is closed, which cancels the upstream's work as far as it honours a disconnect; the
    * usage report then never comes, and the serve is counted by the declared fallback {@link
-   * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
-   * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
-   * and fails the serve (which also bounds what is held). The reply is read within bounds too: a
-   * line of at most {@link #MAX_EVENT_LINE_BYTES}, and at most {@link #streamBound} bytes in all;
-   * past either the serve fails, and the upstream connection is closed.
+   * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta, of content or of a reasoning
+   * model's thinking, is taken to hold at least one of the upstream's tokens, so a stream of more
+   * deltas than {@code max_tokens} is over the request and fails the serve (which also bounds what
+   * is held, and how long thinking that sends nothing to the client may go on). The reply is read
+   * within bounds too: a line of at most {@link #MAX_EVENT_LINE_BYTES}, and at most {@link
+   * #streamBound} bytes in all; past either the serve fails, and the upstream connection is closed.
    */
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
@@ -348,6 +349,9 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
     DeltaCodePoints reply = new DeltaCodePoints();
     ServerSentEvents events = null;
     long deltas = 0;
+    // Content and reasoning deltas: each holds at least one of the upstream's tokens, and its
+    // max_tokens bounds its thinking with its answer.
+    long generated = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
     // Closing the body aborts the exchange if it is still running.
@@ -412,15 +416,27 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
           if (reasons(delta)) {
             // A reasoning model's thinking is generated text too, only not served: a model that
             // thinks longer than the timeout before its first content is working, not stalled.
-            // The stream's byte bound still limits how much of it may come.
+            // It counts against max_tokens as an answer's deltas do, so an upstream thinking
+            // without end (while no content goes to a client that may have left) stops there.
+            if (++generated > request.maxTokens()) {
+              throw replyFault(
+                  "the upstream streamed more deltas than the request's max_tokens "
+                      + request.maxTokens()
+                      + ", its reasoning counted with its content",
+                  null);
+            }
             response.deadline().content();
           }
           continue;
         }
-        if (++deltas > request.maxTokens()) {
+        ++deltas;
+        if (++generated > request.maxTokens()) {
           throw replyFault(
-              "the upstream streamed more content deltas than the request's max_tokens "
-                  + request.maxTokens(),
+              "the upstream streamed more "
+                  + (generated > deltas ? "deltas" : "content deltas")
+                  + " than the request's max_tokens "
+                  + request.maxTokens()
+                  + (generated > deltas ? ", its reasoning counted with its content" : ""),
               null);
         }
         response.deadline().content();
