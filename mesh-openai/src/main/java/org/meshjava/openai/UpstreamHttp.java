@@ -188,6 +188,11 @@ final class UpstreamHttp {
     client.setExecutor(threads);
     client.setScheduler(new ScheduledExecutorScheduler("mesh-upstream-scheduler", true));
     client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
+    // A reply's head read within the plain client's bound: Jetty's default reads it without one,
+    // so an upstream sending header lines without end (or one endless line) filled the heap for
+    // as long as the timeout let it. Jetty counts chunk extensions and trailers against it too,
+    // and fails a reply past it as one that is no valid HTTP (connectionWords).
+    client.setMaxResponseHeadersSize(KeepAliveHttp.MAX_HEAD_BYTES);
     client.setIdleTimeout(IDLE.toMillis());
     // OpenAI-compatible servers answer where they are asked; a redirect is an error.
     client.setFollowRedirects(false);
