@@ -76,6 +76,9 @@ final class KeepAliveHttp {
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
   private final AtomicInteger idleCount = new AtomicInteger();
 
+  /** Set by {@link #close}: no connection is pooled from then on. */
+  private volatile boolean closed;
+
   /**
    * For posts to {@code uri} (scheme {@code http}), with {@code bearer} as its {@code
    * Authorization} when present.
@@ -160,6 +163,10 @@ final class KeepAliveHttp {
   }
 
   private void release(Connection c) {
+    if (closed) {
+      c.close();
+      return;
+    }
     if (idleCount.incrementAndGet() > MAX_IDLE) {
       idleCount.decrementAndGet();
       c.close();
@@ -167,6 +174,32 @@ final class KeepAliveHttp {
     }
     c.idleSince = System.nanoTime();
     idle.addFirst(c);
+    if (closed) {
+      // A close that emptied the pool before this connection was added.
+      closeIdle();
+    }
+  }
+
+  /**
+   * Closes the idle connections, and each connection in use once its exchange ends, rather than
+   * pooling it; a post after this still opens a connection of its own.
+   */
+  void close() {
+    closed = true;
+    closeIdle();
+  }
+
+  private void closeIdle() {
+    Connection c;
+    while ((c = idle.pollFirst()) != null) {
+      idleCount.decrementAndGet();
+      c.close();
+    }
+  }
+
+  /** The connections pooled now; for tests. */
+  int idleConnections() {
+    return idleCount.get();
   }
 
   private Connection open(ExchangeDeadlines.Watch watch) throws IOException {

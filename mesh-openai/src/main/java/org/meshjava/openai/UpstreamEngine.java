@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
@@ -75,9 +76,14 @@ import org.slf4j.LoggerFactory;
  * upstream for {@code temperature 0} and a fixed {@code seed}, and the operator vouches for the
  * rest. The default is not to claim it.
  *
+ * <p><b>Closing.</b> {@link #close} releases the engine's idle upstream connections and, for an
+ * upstream given its own CAs, its share of the HTTP client trusting them, which stops with the last
+ * engine that shares it. An embedder that rebuilds its engines (to read a new CA file, say) closes
+ * the ones it drops.
+ *
  * <p>Thread-safe.
  */
-public final class UpstreamEngine extends DescribedEngine {
+public final class UpstreamEngine extends DescribedEngine implements AutoCloseable {
   /**
    * The cost profile a builder starts from, 1000 µJ a token and nothing per scored option: the one
    * value {@code mesh serve} and the Spring starter give an upstream entry that names no cost.
@@ -120,10 +126,16 @@ public final class UpstreamEngine extends DescribedEngine {
   private final FailureLogLimit failures;
 
   /**
-   * The client of an {@code https} upstream (and of an {@code http} one Jetty serves): the shared
-   * one, or one trusting this upstream's own CAs ({@link Builder#trustedCertificates}).
+   * The hold on the client of an {@code https} upstream (and of an {@code http} one's streams): the
+   * shared one, or one trusting this upstream's own CAs ({@link Builder#trustedCertificates}),
+   * released by {@link #close}.
    */
+  private final UpstreamHttp.Hold hold;
+
+  /** {@code hold}'s client. */
   private final org.eclipse.jetty.client.HttpClient client;
+
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
@@ -138,8 +150,10 @@ public final class UpstreamEngine extends DescribedEngine {
     this.maxConcurrentServes = b.maxConcurrentServes;
     this.plain =
         KeepAliveHttp.serves(chatCompletions) ? new KeepAliveHttp(chatCompletions, apiKey) : null;
-    this.client = UpstreamHttp.client(b.trustedCas);
     this.failures = new FailureLogLimit(FAILURE_LOG_INTERVAL, b.failureClock);
+    // Last, so that nothing after it can throw and leave the hold open.
+    this.hold = UpstreamHttp.hold(b.trustedCas);
+    this.client = hold.client();
   }
 
   /** Starts a builder. Name, base URI and model are required. */
@@ -198,8 +212,45 @@ public final class UpstreamEngine extends DescribedEngine {
     return chatCompletions;
   }
 
+  /**
+   * Releases what this engine holds for its upstream: its idle keep-alive connections, and the HTTP
+   * client that trusts its own CAs ({@link Builder#trustedCertificates}), which is stopped once
+   * every engine given the same certificates is closed (the client of the upstreams that trust the
+   * JVM's store lives for the process). Close an engine once nothing serves through it (after the
+   * steward that routes to it is closed): an exchange still running on a client this stops fails,
+   * and a serve begun after the close fails at once. Closing again does nothing more. Thread-safe,
+   * also against an engine built with the same certificates meanwhile, which gets a client that
+   * works.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (plain != null) {
+        plain.close();
+      }
+    } finally {
+      hold.close();
+    }
+  }
+
+  /** The HTTP client this engine streams (and posts to {@code https}) with; for tests. */
+  org.eclipse.jetty.client.HttpClient client() {
+    return client;
+  }
+
+  /** Refuses a serve on a closed engine before anything is sent. */
+  private void requireOpen() throws EngineException {
+    if (closed.get()) {
+      throw new EngineException("the upstream engine is closed");
+    }
+  }
+
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
+    requireOpen();
     UpstreamHttp.Answer response;
     try {
       byte[] body = body(request, prompt, false);
@@ -274,16 +325,18 @@ public final class UpstreamEngine extends DescribedEngine {
    * client of the upstream would. When the sink asks to stop, after a delta, the upstream
    * connection is closed, which cancels the upstream's work as far as it honours a disconnect; the
    * usage report then never comes, and the serve is counted by the declared fallback {@link
-   * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
-   * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
-   * and fails the serve (which also bounds what is held). The reply is read within bounds too: a
-   * line of at most {@link #MAX_EVENT_LINE_BYTES}, and at most {@link #streamBound} bytes in all;
-   * past either the serve fails, and the upstream connection is closed.
+   * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta, of content or of a reasoning
+   * model's thinking, is taken to hold at least one of the upstream's tokens, so a stream of more
+   * deltas than {@code max_tokens} is over the request and fails the serve (which also bounds what
+   * is held, and how long thinking that sends nothing to the client may go on). The reply is read
+   * within bounds too: a line of at most {@link #MAX_EVENT_LINE_BYTES}, and at most {@link
+   * #streamBound} bytes in all; past either the serve fails, and the upstream connection is closed.
    */
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
       throws EngineException {
     UpstreamHttp.Streamed response;
+    requireOpen();
     try {
       response =
           UpstreamHttp.stream(
@@ -296,6 +349,9 @@ public final class UpstreamEngine extends DescribedEngine {
     DeltaCodePoints reply = new DeltaCodePoints();
     ServerSentEvents events = null;
     long deltas = 0;
+    // Content and reasoning deltas: each holds at least one of the upstream's tokens, and its
+    // max_tokens bounds its thinking with its answer.
+    long generated = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
     // Closing the body aborts the exchange if it is still running.
@@ -360,15 +416,27 @@ public final class UpstreamEngine extends DescribedEngine {
           if (reasons(delta)) {
             // A reasoning model's thinking is generated text too, only not served: a model that
             // thinks longer than the timeout before its first content is working, not stalled.
-            // The stream's byte bound still limits how much of it may come.
+            // It counts against max_tokens as an answer's deltas do, so an upstream thinking
+            // without end (while no content goes to a client that may have left) stops there.
+            if (++generated > request.maxTokens()) {
+              throw replyFault(
+                  "the upstream streamed more deltas than the request's max_tokens "
+                      + request.maxTokens()
+                      + ", its reasoning counted with its content",
+                  null);
+            }
             response.deadline().content();
           }
           continue;
         }
-        if (++deltas > request.maxTokens()) {
+        ++deltas;
+        if (++generated > request.maxTokens()) {
           throw replyFault(
-              "the upstream streamed more content deltas than the request's max_tokens "
-                  + request.maxTokens(),
+              "the upstream streamed more "
+                  + (generated > deltas ? "deltas" : "content deltas")
+                  + " than the request's max_tokens "
+                  + request.maxTokens()
+                  + (generated > deltas ? ", its reasoning counted with its content" : ""),
               null);
         }
         response.deadline().content();
@@ -937,8 +1005,9 @@ public final class UpstreamEngine extends DescribedEngine {
      * private CA's, one or more PEM {@code CERTIFICATE} blocks) in place of the JVM's trust store,
      * for this upstream alone; its host name is still checked against the certificate. The file is
      * read here, once: a later change to it is seen at the next start. An upstream not given one
-     * trusts the JVM's store. Upstreams given the same certificates share one HTTP client. Only for
-     * an {@code https} base URI ({@link #build} refuses it with {@code http}).
+     * trusts the JVM's store. Upstreams given the same certificates share one HTTP client, stopped
+     * when the last engine sharing it is {@linkplain UpstreamEngine#close closed}. Only for an
+     * {@code https} base URI ({@link #build} refuses it with {@code http}).
      *
      * @throws PrivateCaException if the file is missing, unreadable, not a regular file (a link to
      *     one is followed), over 4 MiB, empty or not PEM certificates

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.CompletableResponseListener;
@@ -30,6 +31,8 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How {@link UpstreamEngine} posts to an {@code https} upstream, and streams from any upstream:
@@ -37,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * engine in the JVM that trusts the JVM's trust store (its pool is per destination), and one more
  * for each distinct set of CA certificates an upstream was told to trust in its place. A whole
  * reply from a plain {@code http} upstream is read by {@link KeepAliveHttp} instead, on the serving
- * thread. The client's threads are daemons, so it never holds a JVM open, and it is never stopped.
+ * thread. The clients' threads are daemons, so none holds a JVM open. The shared client lives for
+ * the process; a client trusting its own CAs is stopped when the last engine holding it ({@link
+ * #hold}) lets it go.
  *
  * <p>Why not the JDK's {@code java.net.http} client, which this replaced: on the proxied serve path
  * its asynchronous machinery (a selector thread, a worker pool and a chain of futures per exchange)
@@ -53,6 +58,8 @@ final class UpstreamHttp {
   private static final int MAX_CONNECTIONS = 1024;
 
   private static final Duration IDLE = Duration.ofSeconds(30);
+
+  private static final Logger LOG = LoggerFactory.getLogger(UpstreamHttp.class);
 
   private UpstreamHttp() {}
 
@@ -73,17 +80,97 @@ final class UpstreamHttp {
   }
 
   /**
-   * The clients of upstreams given their own CAs, one per distinct set, started on first use and
-   * kept for the process as the shared one is: an operator names a few such files, not many.
+   * The clients of upstreams given their own CAs, one per distinct set, each with the number of
+   * holds on it: started by the first hold, stopped when the last is closed. Kept past their
+   * engines, an embedder that rebuilds its engines with each new version of a CA file would keep a
+   * client (its connection pool, selector and scheduler threads) per version it ever read. An entry
+   * is changed only inside {@code compute}, which runs one call at a time per key, so a hold taken
+   * while the last one is closed either keeps the client or starts a new one, never gets one that
+   * is being stopped.
    */
-  private static final ConcurrentHashMap<TrustedCas, HttpClient> TRUSTING =
-      new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<TrustedCas, Trusting> TRUSTING = new ConcurrentHashMap<>();
+
+  /** A client trusting one CA set, and how many holds on it are open. */
+  private static final class Trusting {
+    final HttpClient client;
+
+    /** Read and written only inside {@code TRUSTING.compute} for this entry's key. */
+    int holds;
+
+    Trusting(HttpClient client) {
+      this.client = client;
+    }
+  }
 
   /**
-   * The client for an upstream that trusts {@code cas}, or the JVM's trust store where it is null.
+   * A hold on the client for an upstream that trusts {@code cas}, or the JVM's trust store where it
+   * is null; the engine closes it when it is closed.
+   *
+   * @throws IllegalStateException if a client had to be started and did not start
    */
-  static HttpClient client(@Nullable TrustedCas cas) {
-    return cas == null ? Shared.CLIENT : TRUSTING.computeIfAbsent(cas, UpstreamHttp::start);
+  static Hold hold(@Nullable TrustedCas cas) {
+    if (cas == null) {
+      return new Hold(Shared.CLIENT, null);
+    }
+    Trusting t =
+        TRUSTING.compute(
+            cas,
+            (k, held) -> {
+              Trusting h = held != null ? held : new Trusting(start(k));
+              h.holds++;
+              return h;
+            });
+    return new Hold(t.client, cas);
+  }
+
+  /**
+   * One engine's use of a client. Closing it lets go of a client trusting its own CAs, which is
+   * stopped once no hold on it is open (its exchanges still running are aborted); the shared client
+   * is never stopped. Closing again does nothing. Thread-safe.
+   */
+  static final class Hold implements AutoCloseable {
+    private final HttpClient client;
+    private final @Nullable TrustedCas cas;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Hold(HttpClient client, @Nullable TrustedCas cas) {
+      this.client = client;
+      this.cas = cas;
+    }
+
+    /** The client held. */
+    HttpClient client() {
+      return client;
+    }
+
+    @Override
+    public void close() {
+      TrustedCas key = cas;
+      if (key == null || !closed.compareAndSet(false, true)) {
+        return;
+      }
+      Trusting left = TRUSTING.computeIfPresent(key, (k, t) -> --t.holds > 0 ? t : null);
+      if (left == null) {
+        // Outside compute: stopping joins the client's threads, and a hold taken meanwhile starts
+        // a client of its own.
+        stop(client);
+      }
+    }
+  }
+
+  /** The client held for upstreams trusting {@code cas}, or null if none is; for tests. */
+  static @Nullable HttpClient trusting(TrustedCas cas) {
+    Trusting t = TRUSTING.get(cas);
+    return t == null ? null : t.client;
+  }
+
+  private static void stop(HttpClient client) {
+    try {
+      client.stop();
+    } catch (Exception e) {
+      // Its threads are daemons: a client that fails to stop holds no JVM open.
+      LOG.warn("an upstream HTTP client trusting its own CAs did not stop: {}", e.toString());
+    }
   }
 
   private static HttpClient start(@Nullable TrustedCas cas) {
@@ -101,6 +188,11 @@ final class UpstreamHttp {
     client.setExecutor(threads);
     client.setScheduler(new ScheduledExecutorScheduler("mesh-upstream-scheduler", true));
     client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
+    // A reply's head read within the plain client's bound: Jetty's default reads it without one,
+    // so an upstream sending header lines without end (or one endless line) filled the heap for
+    // as long as the timeout let it. Jetty counts chunk extensions and trailers against it too,
+    // and fails a reply past it as one that is no valid HTTP (connectionWords).
+    client.setMaxResponseHeadersSize(KeepAliveHttp.MAX_HEAD_BYTES);
     client.setIdleTimeout(IDLE.toMillis());
     // OpenAI-compatible servers answer where they are asked; a redirect is an error.
     client.setFollowRedirects(false);

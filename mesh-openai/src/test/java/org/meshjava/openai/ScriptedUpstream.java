@@ -117,6 +117,11 @@ final class ScriptedUpstream implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/v1");
   }
 
+  /** The connections open to the upstream now, idle ones included. */
+  int openConnections() {
+    return connector.getConnectedEndPoints().size();
+  }
+
   @Override
   public void close() throws Exception {
     jetty.stop();

@@ -152,6 +152,35 @@ class UpstreamExchangeBoundsTest {
     }
   }
 
+  /**
+   * A model thinking without end, fast enough for the deadline: its reasoning deltas send the
+   * client nothing, so a client that left is never found out, and they were counted against
+   * nothing, so the serve (its slot, its thread) ran on until the stream's byte bound, 4 MiB and
+   * more. They count against max_tokens with the content's now.
+   */
+  @Test
+  void aModelThinkingWithoutEnd_failsPastMaxTokensDeltas_notAtTheByteBound() throws Exception {
+    String thought =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n";
+    RawUpstream.Reply thinking =
+        out -> {
+          out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
+          // Past the byte bound for 8 tokens (4 MiB and 8 KiB), unless the reader stops first.
+          for (int i = 0; i < 100_000; i++) {
+            out.write(RawUpstream.chunk(thought));
+          }
+        };
+    try (RawUpstream up = new RawUpstream(thinking)) {
+      UpstreamEngine engine = Fixture.remote(up.base());
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Think.", 8);
+      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), r -> true))
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream streamed more deltas than the request's max_tokens 8, its reasoning"
+                  + " counted with its content");
+    }
+  }
+
   @Test
   void aChatStreamOverATricklingUpstream_isAnsweredEngineFailed() throws Exception {
     try (RawUpstream up = new RawUpstream(TRICKLE);

@@ -89,6 +89,46 @@ class UpstreamStreamBoundsTest {
     }
   }
 
+  /**
+   * Header lines past the head's bound, then a whole stream: Jetty's client, which reads every
+   * streamed reply, read a head without bound (64 MiB of header lines and the stream after them
+   * were served), so an upstream sending header lines without end filled the heap until the
+   * timeout. It stops at the bound the plain client keeps (64 KiB), and the upstream is cut off.
+   */
+  @Test
+  void headerLinesPastTheHeadBound_failTheServe_andCutTheUpstreamOff() throws Exception {
+    byte[] lines =
+        "X-Pad: aaaaaaaaaaaaaaaaaaaaaaaa\r\n".repeat(2048).getBytes(StandardCharsets.US_ASCII);
+    AtomicLong sent = new AtomicLong();
+    RawUpstream.Reply padded =
+        out -> {
+          out.write(
+              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                  .getBytes(StandardCharsets.US_ASCII));
+          // 32 MiB of header lines, unless the reader stops first.
+          while (sent.get() < (32 << 20)) {
+            out.write(lines);
+            sent.addAndGet(lines.length);
+          }
+          out.write(
+              ("Connection: close\r\n\r\n"
+                      + UpstreamCutWordsTest.DELTA
+                      + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n"
+                      + "data: [DONE]\n\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+        };
+    try (RawUpstream up = new RawUpstream(padded)) {
+      UpstreamEngine engine = Fixture.remote(up.base());
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Pad.", 16);
+      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
+          .isInstanceOf(EngineException.class)
+          // Jetty's parser fails it as no valid HTTP; where assertions run, with an AssertionError
+          // of its own (a 200 is no error status), which reads as the exchange failing.
+          .hasMessageStartingWith("calling the upstream: ");
+      assertThat(sent.get()).as("cut off near the bound").isLessThan(32L << 20);
+    }
+  }
+
   @Test
   void endlessKeepAlives_failTheServe_atTheStreamBound() throws Exception {
     try (EndlessUpstream up = new EndlessUpstream("", ": keep-alive\n")) {
