@@ -245,6 +245,13 @@ class JfrAllocTableArgumentsTest {
                     "frameless.json",
                     "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
                         + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[{}]}}}]}}")),
+            // A stack of no frame at all: its innermost frame was read outside the event's check.
+            serve(
+                "serveTableNoFrames",
+                write(
+                    "noframes.json",
+                    "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
+                        + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[]}}}]}}")),
             serve("serveTableNoMeshSide", write("none.json", "{\"recording\":{\"events\":[]}}")));
     runAll(cases);
   }
@@ -466,6 +473,7 @@ class JfrAllocTableArgumentsTest {
           {"serveTableOther", "other.json: JSON without recording.events"},
           {"serveTableDeep", "deep.json: JSON nested too deeply"},
           {"serveTableFrameless", "frameless.json: event 0 is not a jdk.CPUTimeSample"},
+          {"serveTableNoFrames", "noframes.json: event 0 is not a jdk.CPUTimeSample"},
           {"serveTableNoMeshSide", "none.json: no mesh-side samples (0 events)"}
         }) {
       Ran ran = ran(c[0]);
