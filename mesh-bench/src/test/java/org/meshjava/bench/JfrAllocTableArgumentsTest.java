@@ -235,6 +235,7 @@ class JfrAllocTableArgumentsTest {
             serve("serveTableJvmThreads", tmp.resolve("jvm.json")),
             serve("serveTableBareTop", recording, "2.0", "--top"),
             serve("serveTableTopZero", recording, "--top", "0"),
+            serve("serveTableTopBeforeMeshUs", recording, "--top", "2", "2.0"),
             serve("serveTableAbsent", tmp.resolve("absent.json")),
             serve("serveTableText", tmp.resolve("text.jfr")),
             serve("serveTableOther", tmp.resolve("other.json")),
@@ -462,6 +463,18 @@ class JfrAllocTableArgumentsTest {
     Ran zero = ran("serveTableTopZero");
     assertThat(zero.code()).isEqualTo(2);
     assertThat(zero.err()).contains("usage:").doesNotContain("Traceback");
+  }
+
+  @Test
+  void jfrServeTable_theMeshUs_afterTheTopCount_isStillRead() throws Exception {
+    // recording --top 2 2.0: the hand-read arguments took it; parsed in one pass, the optional
+    // mesh_us took nothing before --top, and 2.0 after it was an unrecognized argument, exit 2.
+    Ran ran = ran("serveTableTopBeforeMeshUs");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| method, by self (total: under half the samples) | share of samples | µs/req |")
+        .contains("| `org.meshjava.openai.Endpoints.parse` | 50.0% | 1.0 |");
   }
 
   @Test
