@@ -107,17 +107,19 @@ def main():
             if thread is None or not v["stackTrace"]:
                 continue
             frames = [name(f) for f in v["stackTrace"]["frames"]]
-            on_mesh_side = mesh_side(thread["javaName"] or "", frames)
+            if not mesh_side(thread["javaName"] or "", frames):
+                continue
+            # The sampled method: a stack without one (frames []) ended here, or in --top's self
+            # count, in an IndexError.
+            innermost = frames[0]
         except (KeyError, TypeError, IndexError, AttributeError):
             fail(PROG, f"{args.recording}: event {i} is not a jdk.CPUTimeSample or jdk.ExecutionSample"
                  " as jfr print --json writes it")
-        if not on_mesh_side:
-            continue
         total += 1
         samples.append(frames)
         part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
         counts[part] += 1
-        if SYSCALL.match(frames[0]):
+        if SYSCALL.match(innermost):
             syscalls[part] += 1
     if total == 0:
         # Every share is a fraction of the total: with no mesh-side sample there is none to give.

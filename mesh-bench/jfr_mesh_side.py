@@ -41,10 +41,11 @@ def parse_with_count(parser, argv, flag, default_count, what):
     """parser's arguments from argv, with the option flag (a count N of what to list, at least 1):
     a bare flag lists default_count, left out it is None. A bare one read the next word as the
     count, so at the end of the line it stopped with an IndexError; a count under 1 is a usage line
-    and exit 2."""
+    and exit 2. The flag may stand between the positionals (recording --top 30 97.5): parsed in one
+    pass, an optional positional before the flag took nothing, and the one after it was refused."""
     parser.add_argument(flag, type=int, nargs="?", const=default_count, default=None, metavar="N",
                         help=f"also list the top N {what} ({default_count} when N is left out)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     count = getattr(args, flag.lstrip("-"))
     if count is not None and count < 1:
         parser.error(f"{flag}: N must be at least 1")

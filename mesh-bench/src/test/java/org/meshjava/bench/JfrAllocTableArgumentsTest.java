@@ -235,6 +235,7 @@ class JfrAllocTableArgumentsTest {
             serve("serveTableJvmThreads", tmp.resolve("jvm.json")),
             serve("serveTableBareTop", recording, "2.0", "--top"),
             serve("serveTableTopZero", recording, "--top", "0"),
+            serve("serveTableTopBeforeMeshUs", recording, "--top", "2", "2.0"),
             serve("serveTableAbsent", tmp.resolve("absent.json")),
             serve("serveTableText", tmp.resolve("text.jfr")),
             serve("serveTableOther", tmp.resolve("other.json")),
@@ -245,6 +246,13 @@ class JfrAllocTableArgumentsTest {
                     "frameless.json",
                     "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
                         + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[{}]}}}]}}")),
+            // A stack of no frame at all: its innermost frame was read outside the event's check.
+            serve(
+                "serveTableNoFrames",
+                write(
+                    "noframes.json",
+                    "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
+                        + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[]}}}]}}")),
             serve("serveTableNoMeshSide", write("none.json", "{\"recording\":{\"events\":[]}}")));
     runAll(cases);
   }
@@ -458,6 +466,18 @@ class JfrAllocTableArgumentsTest {
   }
 
   @Test
+  void jfrServeTable_theMeshUs_afterTheTopCount_isStillRead() throws Exception {
+    // recording --top 2 2.0: the hand-read arguments took it; parsed in one pass, the optional
+    // mesh_us took nothing before --top, and 2.0 after it was an unrecognized argument, exit 2.
+    Ran ran = ran("serveTableTopBeforeMeshUs");
+    assertThat(ran.err()).isEmpty();
+    assertThat(ran.code()).isZero();
+    assertThat(ran.out())
+        .contains("| method, by self (total: under half the samples) | share of samples | µs/req |")
+        .contains("| `org.meshjava.openai.Endpoints.parse` | 50.0% | 1.0 |");
+  }
+
+  @Test
   void jfrServeTable_aRecordingItCannotRead_isOneLineNamingIt_exit1() throws Exception {
     for (String[] c :
         new String[][] {
@@ -466,6 +486,7 @@ class JfrAllocTableArgumentsTest {
           {"serveTableOther", "other.json: JSON without recording.events"},
           {"serveTableDeep", "deep.json: JSON nested too deeply"},
           {"serveTableFrameless", "frameless.json: event 0 is not a jdk.CPUTimeSample"},
+          {"serveTableNoFrames", "noframes.json: event 0 is not a jdk.CPUTimeSample"},
           {"serveTableNoMeshSide", "none.json: no mesh-side samples (0 events)"}
         }) {
       Ran ran = ran(c[0]);
