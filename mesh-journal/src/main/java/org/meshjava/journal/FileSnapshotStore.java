@@ -297,12 +297,7 @@ public final class FileSnapshotStore implements SnapshotStore {
               + target
               + ": "
               + FailureWords.about(target, e)
-              + FailureWords.remedyIfDenied(
-                  e,
-                  "grant this user write access to the snapshot folder "
-                      + dir
-                      + " (or, where it is yet to be made, to the folder it goes in), or keep the"
-                      + " snapshots in another folder"),
+              + FailureWords.remedyIfDenied(e, writeDenied(dir)),
           e);
     }
     dropOld(snapshot.position().count());
@@ -460,6 +455,17 @@ public final class FileSnapshotStore implements SnapshotStore {
             + " left as it is. A save never makes one: move it out of "
             + dir,
         null);
+  }
+
+  /**
+   * What a denied save or claim of {@code dir} says to do: a steward's start claims the folder
+   * before its first save, so both meet a folder it may not write.
+   */
+  static String writeDenied(Path dir) {
+    return "grant this user write access to the snapshot folder "
+        + dir
+        + " (or, where it is yet to be made, to the folder it goes in), or keep the snapshots in"
+        + " another folder";
   }
 
   /**

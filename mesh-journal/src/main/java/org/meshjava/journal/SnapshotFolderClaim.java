@@ -459,6 +459,12 @@ public final class SnapshotFolderClaim implements AutoCloseable {
             ? f.getReason() + " (" + f.getFile() + ")"
             : FailureWords.about(dir, e);
     return new SnapshotException(
-        SnapshotException.Reason.IO, "cannot lock snapshot folder " + dir + ": " + why, e);
+        SnapshotException.Reason.IO,
+        "cannot lock snapshot folder "
+            + dir
+            + ": "
+            + why
+            + FailureWords.remedyIfDenied(e, FileSnapshotStore.writeDenied(dir)),
+        e);
   }
 }

@@ -38,6 +38,26 @@ class SnapshotFolderPermissionDeniedTest {
             + " in another folder");
   }
 
+  /**
+   * Regression: a steward's start claims its snapshot folder before any save, and a folder it could
+   * not make or write was refused there as "cannot lock snapshot folder …: permission denied",
+   * without the remedy a save gives.
+   */
+  @Test
+  void aClaimOfAFolderThatCannotBeMade_saysWhatToDo() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    FileSnapshotStore store =
+        new FileSnapshotStore(dir, FileJournalPermissionDeniedTest.denyingFolders(dir));
+    assertRefused(
+        store::claim,
+        "cannot lock snapshot folder "
+            + dir
+            + ": permission denied; grant this user write access to the snapshot folder "
+            + dir
+            + " (or, where it is yet to be made, to the folder it goes in), or keep the snapshots"
+            + " in another folder");
+  }
+
   @Test
   void aLatestSnapshotThatCannotBeRead_saysWhatToDo() throws Exception {
     Path dir = tmp.resolve("snaps");
