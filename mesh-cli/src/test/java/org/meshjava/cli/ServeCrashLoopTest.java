@@ -55,9 +55,9 @@ import org.meshjava.receipt.SealedReceipt;
  * its budget. Every third cycle two servers race for the journal's lock, and a third is started
  * while the holder is being killed: one holds it at a time, the others are refused naming the
  * journal as held; every eighth, {@code mesh journal archive} races a server's start, and an
- * archive run with the server down and a snapshot in the folder goes through. The counts printed at
- * the end are asserted too: every race refused its loser, and its third unless that took the lock.
- * Three cycles run by default (one of them a race); {@code -Pslow} runs 30, which must have run an
+ * archive run with the server down and a snapshot in the folder goes through (each race's refusals
+ * are checked as it runs, so the counts printed at the end are a summary, not a check). Three
+ * cycles run by default (one of them a race); {@code -Pslow} runs 30, which must have run an
  * archive with a snapshot there. Each server listens on a port the system picks ({@code --port 0})
  * and names it in its port file, so no fixed port can be taken.
  */
@@ -150,14 +150,11 @@ class ServeCrashLoopTest {
             + " the lock after the kill, %d archives, %d archives refused while a server held the"
             + " journal (seed %d)%n",
         cycles, handedOut.size(), lockRefusals, thirdTookTheLock, archives, archiveRefusals, seed);
-    // What the loop did, not only what it printed: each archive run with a snapshot there went
-    // through (archive), and a long run must have run some, or it never tested one.
-    assertThat(handedOut).as("receipts handed out").isNotEmpty();
-    long races = java.util.stream.IntStream.range(0, cycles).filter(c -> c % 3 == 2).count();
-    assertThat(thirdTookTheLock).as("thirds that took the lock").isBetween(0, (int) races);
-    assertThat(lockRefusals)
-        .as("lock refusals: every race's loser, and its third unless that took the lock")
-        .isEqualTo(2 * races - thirdTookTheLock);
+    // Each archive run with a snapshot there went through (archive); a long run must have run
+    // some, or it never tested one. (The race and receipt counts need no check here: raceForTheLock
+    // throws on any outcome but a refused loser and a refused or holding third, and
+    // serveUntilKilled
+    // waits for a receipt.)
     if (cycles >= 30) {
       // A snapshot every 12 records (four serves): of the eight archives run with the server
       // down, the later ones find one.
