@@ -72,10 +72,10 @@ class MerkleTreeOverLevelsTest {
 
   /**
    * The sizes the default suite restores at: every size up to 40 (each shape of the top levels, odd
-   * and even counts on the first five), each power of two up to 512 with its neighbours (a level
-   * that has just filled or just begun), 300, and sizes past the 4096-hash chunks of a level.
-   * {@code -Pslow} adds every other size up to 300 ({@link #everyOtherSize_upTo300}), about 3 s of
-   * a two-core CI run.
+   * and even counts on the first five), each power of two up to 256 with its neighbours (a level
+   * that has just filled or just begun), 300, 511 and 512, and sizes past the 4096-hash chunks of a
+   * level. {@code -Pslow} adds every other size up to 300 ({@link #everyOtherSize_upTo300}), about
+   * 3 s of a two-core CI run.
    */
   static LongStream sizes() {
     return LongStream.concat(
