@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -91,8 +93,21 @@ public final class SubjectProcess implements AutoCloseable {
    */
   private final Set<ProcessHandle> started = ConcurrentHashMap.newKeySet();
 
-  private SubjectProcess(Process process, Duration timeout) {
+  /**
+   * The machine's fork count ({@link #forks}) read just before the last look for what the subject
+   * started completed; {@code -1} before the first.
+   */
+  private volatile long forksSeen = -1;
+
+  /**
+   * Whether {@link #forks} is seen to count: it grew when the subject was started. A system where
+   * the line is absent, or does not move, has every look made.
+   */
+  private final boolean forksCount;
+
+  private SubjectProcess(Process process, Duration timeout, boolean forksCount) {
     this.process = process;
+    this.forksCount = forksCount;
     this.stdin = process.getOutputStream();
     this.timeout = timeout;
     this.out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
@@ -126,7 +141,9 @@ public final class SubjectProcess implements AutoCloseable {
    * @throws IOException if it cannot be started
    */
   public static SubjectProcess start(List<String> argv, Duration timeout) throws IOException {
-    return new SubjectProcess(new ProcessBuilder(argv).start(), timeout);
+    long before = forks();
+    Process process = new ProcessBuilder(argv).start();
+    return new SubjectProcess(process, timeout, before >= 0 && forks() > before);
   }
 
   /**
@@ -336,7 +353,7 @@ public final class SubjectProcess implements AutoCloseable {
     // subject still writing gets a broken pipe rather than blocking on output nobody reads.
     out.interrupt();
     // Before its input closes: a subject that then exits leaves what it started to init.
-    noteStarted();
+    noteStartedNow();
     if (writing.isDone()) {
       try {
         stdin.close();
@@ -377,14 +394,60 @@ public final class SubjectProcess implements AutoCloseable {
    * start time too.
    */
   private void end() {
-    noteStarted();
+    noteStartedNow();
     started.forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
   }
 
-  /** Adds what the subject has started by now to {@link #started}, while it runs. */
+  /**
+   * Adds what the subject has started by now to {@link #started}, while it runs; called around
+   * every answer. Looking is costly ({@link Process#descendants} reads every process's entry in
+   * {@code /proc}, some milliseconds of CPU, twice per case), so it is skipped when no process or
+   * thread at all has been started on the machine since before the last look: then the subject has
+   * started nothing new either. Where the count cannot be read, or did not grow when the subject
+   * was started, it looks every time.
+   */
   private void noteStarted() {
+    long forks = forks();
+    if (!forksCount || forks != forksSeen) {
+      process.descendants().forEach(started::add);
+      // Read before the look: a process started during it changes the count, and is looked for
+      // next time.
+      forksSeen = forks;
+    }
+  }
+
+  /** {@link #noteStarted()} without the shortcut: once when closing, whatever the count says. */
+  private void noteStartedNow() {
+    long forks = forks();
     process.descendants().forEach(started::add);
+    forksSeen = forks;
+  }
+
+  private static final Path PROC_STAT = Path.of("/proc/stat");
+
+  /**
+   * How many processes and threads have been started on this machine since it booted (Linux's
+   * {@code processes} line in {@code /proc/stat}, which only grows); {@code -1} where it cannot be
+   * read.
+   */
+  static long forks() {
+    String stat;
+    try {
+      stat = new String(Files.readAllBytes(PROC_STAT), StandardCharsets.US_ASCII);
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      return -1;
+    }
+    int at = stat.indexOf("\nprocesses ");
+    if (at < 0) {
+      return -1;
+    }
+    int from = at + "\nprocesses ".length();
+    int to = from;
+    while (to < stat.length() && to - from < 18 && Character.isDigit(stat.charAt(to))) {
+      to++;
+    }
+    return to == from ? -1 : Long.parseLong(stat, from, to, 10);
   }
 
   /** The subject's process, for tests. */

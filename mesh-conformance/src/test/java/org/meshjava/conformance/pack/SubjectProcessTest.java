@@ -164,6 +164,37 @@ class SubjectProcessTest {
   }
 
   /**
+   * A subject that starts a process while answering and then exits mid-run leaves that process to
+   * init, where only the look around the answer names it: close() ends it all the same. The look is
+   * skipped when nothing was started on the machine since the last one; this pins that a start is
+   * not missed.
+   */
+  @Test
+  void close_endsWhatTheSubjectStartedWhileAnswering_afterItExitedMidRun() throws Exception {
+    ProcessHandle background;
+    try (SubjectProcess s =
+        subject("read a; sleep 300 >/dev/null 2>&1 & echo '{\"n\":1}'; read b; exit 3")) {
+      assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(1);
+      background = grandchild(s);
+      assertThat(s.ask(REQUEST)).isEmpty();
+      assertThat(s.gone()).isTrue();
+      assertThat(s.exitStatus(Duration.ofSeconds(10))).hasValue(3);
+    }
+    assertEnded(background, "what the subject started while answering");
+  }
+
+  /** The machine's fork count, which lets a look be skipped, is read, and grows with a start. */
+  @Test
+  void forks_isReadOnLinux_andGrowsWhenAProcessStarts() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/stat")), "no /proc/stat");
+    long before = SubjectProcess.forks();
+    assertThat(before).isPositive();
+    new ProcessBuilder("true").start().waitFor();
+    assertThat(SubjectProcess.forks()).isGreaterThan(before);
+  }
+
+  /**
    * Regression: a subject that gave no answer in time was left running, with what it started, until
    * the run's end (and what it started outlived even that when the subject exited first). Both end
    * as soon as the answer runs out of time, and the subject is not taken to have exited with a
