@@ -150,8 +150,21 @@ final class ErrnoSysfsReader implements SysfsReader {
     }
   }
 
-  /** This reader, where it can be bound as {@link #orFiles()} says. */
+  /**
+   * This reader, where it can be bound as {@link #orFiles()} says: empty on another platform or
+   * without native access; a binding that fails there (a C library without one of the calls) is
+   * thrown, for {@link OnFirstRead} to name in the log.
+   */
   static Optional<ErrnoSysfsReader> bound() {
+    return bound(ErrnoSysfsReader::bind);
+  }
+
+  /**
+   * {@link #bound()} with {@code bind} binding the calls. A failure of {@code bind} was caught here
+   * and given as no reader, so the process read through NIO without the warning that README and
+   * {@link OnFirstRead} promise for a failed binding; it passes to {@link OnFirstRead} now.
+   */
+  static Optional<ErrnoSysfsReader> bound(Supplier<ErrnoSysfsReader> bind) {
     String os = System.getProperty("os.name", "");
     String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
     boolean genericErrno = arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64");
@@ -160,12 +173,7 @@ final class ErrnoSysfsReader implements SysfsReader {
         || !ErrnoSysfsReader.class.getModule().isNativeAccessEnabled()) {
       return Optional.empty();
     }
-    try {
-      return Optional.of(bind());
-    } catch (RuntimeException e) {
-      // A C library without one of the calls, or native access refused after all: NIO reads.
-      return Optional.empty();
-    }
+    return Optional.of(bind.get());
   }
 
   @SuppressWarnings("restricted") // binding the C library's calls is the point of this class

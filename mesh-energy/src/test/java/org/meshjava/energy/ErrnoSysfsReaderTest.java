@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -268,22 +269,38 @@ class ErrnoSysfsReaderTest {
             });
     String[] read = new String[2];
 
-    String log =
-        CounterLogLevelsTest.logOf(
-            () -> {
-              try {
-                read[0] = reader.read(file);
-                read[1] = reader.read(file);
-              } catch (IOException e) {
-                throw new AssertionError(e);
-              }
-            });
+    String log = logOfTwoReads(reader, file, read);
 
     assertThat(read).containsExactly("4242", "4242");
     assertThat(binds).as("bound once").hasValue(1);
     assertThat(log)
         .containsOnlyOnce("read through NIO")
         .contains("NoClassDefFoundError", "SharedUtils");
+  }
+
+  /**
+   * Regression: a binding that failed with a RuntimeException (a C library without one of the
+   * calls: {@code findOrThrow}'s NoSuchElementException) was caught in {@code bound()} and given as
+   * no reader, so the process read through NIO without a word, where README says a failed binding
+   * is said once at WARN. It reaches {@link ErrnoSysfsReader.OnFirstRead}, which says it.
+   */
+  @Test
+  void aCLibraryWithoutOneOfTheCalls_readsThroughNio_namedOnceInTheLog() throws IOException {
+    reader();
+    Path file = Files.writeString(tree.resolve("no_pread_energy_uj"), "55\n");
+    ErrnoSysfsReader.OnFirstRead reader =
+        new ErrnoSysfsReader.OnFirstRead(
+            () ->
+                ErrnoSysfsReader.bound(
+                    () -> {
+                      throw new NoSuchElementException("Symbol not found: pread");
+                    }));
+    String[] read = new String[2];
+
+    String log = logOfTwoReads(reader, file, read);
+
+    assertThat(read).containsExactly("55", "55");
+    assertThat(log).containsOnlyOnce("read through NIO").contains("Symbol not found: pread");
   }
 
   /**
@@ -307,6 +324,22 @@ class ErrnoSysfsReaderTest {
     assertThatThrownBy(() -> reader.read(file)).isInstanceOf(OutOfMemoryError.class);
     assertThat(reader.read(file)).isEqualTo("77");
     assertThat(binds).hasValue(2);
+  }
+
+  /**
+   * The log of reading {@code file} twice with {@code reader}, the texts read put into {@code
+   * read}.
+   */
+  private static String logOfTwoReads(SysfsReader reader, Path file, String[] read) {
+    return CounterLogLevelsTest.logOf(
+        () -> {
+          try {
+            read[0] = reader.read(file);
+            read[1] = reader.read(file);
+          } catch (IOException e) {
+            throw new AssertionError(e);
+          }
+        });
   }
 
   /** A reader bound at its first read by {@code nth}, given which binding (1, 2, …) it is. */
