@@ -30,9 +30,10 @@ public enum TokenAccounting {
 
   /**
    * A remote serve whose stream the caller stopped before the remote's usage report arrived: {@code
-   * tokens_out} is the number of non-empty content deltas received (servers send one token per
-   * delta) and {@code tokens_in} the number of payload ids the engine was handed. A declared
-   * fallback, never used for a stream that ran to its end (that needs the remote's report).
+   * tokens_out} is the number of non-empty deltas received, of content or of a reasoning model's
+   * thinking (servers send one token per delta) and {@code tokens_in} the number of payload ids the
+   * engine was handed. A declared fallback, never used for a stream that ran to its end (that needs
+   * the remote's report).
    */
   REMOTE_STREAM_DELTAS;
 

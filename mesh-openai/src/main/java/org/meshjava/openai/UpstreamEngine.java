@@ -486,7 +486,9 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
     return served(
         new EngineResult(
             tokens,
-            ServeOutcome.greedy(prompt.size(), deltas),
+            // Its thinking too: the upstream generated it, its usage report (REMOTE_USAGE) would
+            // count it, and max_tokens bounds it with the answer.
+            ServeOutcome.greedy(prompt.size(), generated),
             TokenAccounting.REMOTE_STREAM_DELTAS));
   }
 

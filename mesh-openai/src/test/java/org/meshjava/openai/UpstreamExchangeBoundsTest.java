@@ -9,6 +9,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.TokenAccounting;
 
 /**
  * An upstream that keeps an exchange alive without ever finishing it: a stream trickling comment
@@ -178,6 +179,34 @@ class UpstreamExchangeBoundsTest {
           .hasMessage(
               "the upstream streamed more deltas than the request's max_tokens 8, its reasoning"
                   + " counted with its content");
+    }
+  }
+
+  /**
+   * A reasoning model's stream the caller stops at its first content delta, before the usage
+   * report: its thinking counts against max_tokens with the content, and its usage report would
+   * have counted it, yet the fallback count (REMOTE_STREAM_DELTAS) took the content deltas alone,
+   * so a client stopping early was charged one token for five generated.
+   */
+  @Test
+  void aReasoningStreamStoppedByTheCaller_countsItsThinkingDeltas_withItsContent()
+      throws Exception {
+    String thought =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n";
+    String answer = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Yes\"}}]}\n\n";
+    RawUpstream.Reply thinking =
+        out -> {
+          out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
+          out.write(RawUpstream.chunk(thought.repeat(4) + answer + answer + USAGE_AND_DONE));
+          out.write(RawUpstream.chunk(""));
+        };
+    try (RawUpstream up = new RawUpstream(thinking)) {
+      UpstreamEngine engine = Fixture.remote(up.base());
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Think.", 8);
+      EngineResult stopped = engine.serve(asked.request(), asked.payload(), run -> false);
+      assertThat(stopped.accounting()).isEqualTo(TokenAccounting.REMOTE_STREAM_DELTAS);
+      assertThat(stopped.tokens().size()).isEqualTo("Yes".length());
+      assertThat(stopped.outcome().tokensOut()).as("four thoughts and one answer").isEqualTo(5);
     }
   }
 
