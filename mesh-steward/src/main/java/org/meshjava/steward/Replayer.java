@@ -61,7 +61,7 @@ public final class Replayer {
     return replay(
         serve,
         engine,
-        () -> ask("its name", engine::name),
+        () -> ask("its name", engine::name, MappedReadFault::deliverPending),
         Duration.ZERO,
         null,
         MappedReadFault::deliverPending);
@@ -166,12 +166,12 @@ public final class Replayer {
               : "the receipt carries no output commitment");
     }
     String name = backendName.get();
-    if (!ask("whether it is deterministic", engine::deterministic)) {
+    if (!ask("whether it is deterministic", engine::deterministic, heldFaults)) {
       return notReplayable(
           ReplayVerdict.Reason.SAMPLING_ENGINE,
           "backend " + name + " does not declare itself deterministic");
     }
-    String recipe = ask("its recipe", () -> engine.recipe().name());
+    String recipe = ask("its recipe", () -> engine.recipe().name(), heldFaults);
     if (!name.equals(receipt.backend()) || !recipe.equals(receipt.recipe())) {
       return notReplayable(
           ReplayVerdict.Reason.OTHER_BACKEND,
@@ -184,7 +184,7 @@ public final class Replayer {
               + "/"
               + recipe);
     }
-    Optional<String> otherWeights = otherWeights(receipt, engine);
+    Optional<String> otherWeights = otherWeights(receipt, engine, heldFaults);
     if (otherWeights.isPresent()) {
       return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
     }
@@ -233,7 +233,7 @@ public final class Replayer {
           "backend " + name + " failed to re-serve: " + Metering.why(e));
     }
     // The weights must also hold across the re-run, as they must across a serve (§2).
-    otherWeights = otherWeights(receipt, engine);
+    otherWeights = otherWeights(receipt, engine, heldFaults);
     if (otherWeights.isPresent()) {
       return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
     }
@@ -381,13 +381,13 @@ public final class Replayer {
             });
   }
 
-  private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine)
-      throws EngineAskFailed {
+  private static Optional<String> otherWeights(
+      MeshReceipt receipt, ServingEngine engine, Runnable heldFaults) throws EngineAskFailed {
     if (receipt.weights().isEmpty()) {
       // Bound by name alone: the weaker basis, and all a replay can hold the engine to.
       return Optional.empty();
     }
-    Optional<WeightsBinding> now = ask("its weights", engine::weights);
+    Optional<WeightsBinding> now = ask("its weights", engine::weights, heldFaults);
     if (!now.equals(receipt.weights())) {
       return Optional.of(
           "the receipt sealed weights "
@@ -400,16 +400,29 @@ public final class Replayer {
 
   /**
    * Asks the engine {@code what}: its own code, so a throw or a null answer is the engine failing,
-   * the replay's {@code ENGINE_FAILED} verdict, never an exception past the replay. The JVM failing
-   * passes as it is ({@link JvmFailure}).
+   * the replay's {@code ENGINE_FAILED} verdict, never an exception past the replay. The question's
+   * region ends with {@code heldFaults}, as a serve's questions do ({@link EngineAnswer}), so a
+   * fault of a mapped read its answer held back is that verdict too, never left to the engine's
+   * next call or thrown later, raw. The JVM failing passes as it is ({@link JvmFailure}).
    */
-  private static <T> T ask(String what, Supplier<T> question) throws EngineAskFailed {
+  private static <T> T ask(String what, Supplier<T> question, Runnable heldFaults)
+      throws EngineAskFailed {
     try {
-      return Objects.requireNonNull(question.get(), what);
+      T answer = Objects.requireNonNull(question.get(), what);
+      // Last in the region, as a serve's questions end theirs (EngineAnswer): a fault of a mapped
+      // read the engine's compiled code held back is the verdict here, not thrown later and raw.
+      heldFaults.run();
+      return answer;
     } catch (RuntimeException | Error e) {
-      JvmFailure.passIfFailing(e);
+      Throwable failed = MappedReadFault.afterThrow(e, heldFaults);
+      JvmFailure.passIfFailing(failed);
       throw new EngineAskFailed(
-          "the engine failed while asked " + what + ": " + ThrowableWords.describe(e));
+          "the engine failed while asked "
+              + what
+              + ": "
+              + (MappedReadFault.in(failed)
+                  ? Metering.why(failed)
+                  : ThrowableWords.describe(failed)));
     }
   }
 

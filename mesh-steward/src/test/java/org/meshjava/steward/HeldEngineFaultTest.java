@@ -171,6 +171,54 @@ class HeldEngineFaultTest {
     }
   }
 
+  /**
+   * Regression: a replay's questions to the engine (whether it is deterministic, its recipe, its
+   * weights) did not end with {@code heldFaults} as a serve's do ({@code EngineAnswer}), so a fault
+   * a question's read held back was not taken there: the engine re-ran on it, and the fault was
+   * blamed on the re-serve, or, where nothing of the engine ran on that thread after (an engine
+   * deadline's re-serve runs on a thread of its own), left to surface later, raw.
+   */
+  @Test
+  void aFaultHeldBackByAReplaysQuestion_isTheEngineFailedVerdict() throws Exception {
+    AtomicBoolean cut = new AtomicBoolean();
+    ServingEngine engine =
+        new StewardGrantTest.Delegating(GrantFixture.ref()) {
+          @Override
+          public Recipe recipe() {
+            Recipe recipe = super.recipe();
+            if (cut.get()) {
+              held.set(true); // the read behind its answer faulted, held back
+            }
+            return recipe;
+          }
+        };
+    try (Steward s =
+        f.bare(new DurableMemoryJournal()).backend(engine).heldFaults(this::heldFault).build()) {
+      ServeRequest req = GrantFixture.request("asked", 3, CEILING);
+      TokenSequence payload = GrantFixture.payload(req);
+      ServeResult served = s.serve(req, payload);
+      cut.set(true);
+
+      ReplayVerdict v =
+          s.replay(
+              new ReplayInputs(
+                  served.receipt(), req, payload, s.opening(req.id()), Optional.empty()),
+              engine);
+
+      assertThat(v)
+          .isInstanceOfSatisfying(
+              ReplayVerdict.NotReplayable.class,
+              n -> {
+                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+                assertThat(n.detail())
+                    .contains("while asked its recipe")
+                    .contains("was cut short on disk while it ran");
+              });
+      assertThat(thrown).hasValue(1);
+      assertThat(held.get()).as("a fault left held on the caller's thread").isFalse();
+    }
+  }
+
   private void assertRefusedAndSettled(Duration deadline) throws Exception {
     assertRefusedAndSettled(deadline, false);
   }
