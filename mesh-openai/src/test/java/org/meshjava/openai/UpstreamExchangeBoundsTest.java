@@ -28,24 +28,32 @@ class UpstreamExchangeBoundsTest {
           + "data: [DONE]\n\n";
 
   /**
-   * The upstream's timeout in these tests. Each case is a ratio to it: a trickle's lines come at a
-   * twentieth of it, an honest stream's deltas at a quarter, and an honest stream lasts twice it.
+   * The upstream's timeout in the cases that must be served whole. Each is a ratio to it: an honest
+   * stream's deltas come at a quarter of it and it lasts a quarter more than it, so a bound on the
+   * whole stream fails it while each delta keeps three quarters of the timeout to spare.
    */
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
-  private static final long TRICKLE_MS = TIMEOUT.toMillis() / 20;
+  /**
+   * The upstream's timeout in the cases that must fail at it: a trickle's lines come at a twentieth
+   * of it for four of it. Shorter than {@link #TIMEOUT}, as a case that fails at its timeout needs
+   * no slack for a late delta, and the trickle still ends long after it.
+   */
+  private static final Duration TRICKLE_TIMEOUT = TIMEOUT.dividedBy(2);
+
+  private static final long TRICKLE_MS = TRICKLE_TIMEOUT.toMillis() / 20;
 
   private static final long DELTA_MS = TIMEOUT.toMillis() / 4;
 
-  /** Deltas of an honest stream, each {@link #DELTA_MS} after the last: twice the timeout. */
-  private static final int SLOW_DELTAS = 8;
+  /** Deltas of an honest stream, each {@link #DELTA_MS} after the last: 1.25 timeouts. */
+  private static final int SLOW_DELTAS = 5;
 
   private static final String NO_CONTENT =
       "it sent no content within the timeout (comment lines and events without text do not count)";
 
   /**
-   * A comment line every {@link #TRICKLE_MS} for four timeouts, then a whole reply: a stream that
-   * ends, too slowly.
+   * A comment line every {@link #TRICKLE_MS} for four trickle timeouts, then a whole reply: a
+   * stream that ends, too slowly.
    */
   private static final RawUpstream.Reply TRICKLE =
       out -> {
@@ -62,7 +70,7 @@ class UpstreamExchangeBoundsTest {
   @Test
   void aStreamTricklingComments_failsAtTheTimeout_notWhenItEnds() throws Exception {
     try (RawUpstream up = new RawUpstream(TRICKLE)) {
-      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TRICKLE_TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Trickle.", 8);
       String log =
           Fixture.stderrOf(
@@ -91,7 +99,7 @@ class UpstreamExchangeBoundsTest {
           out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         };
     try (RawUpstream up = new RawUpstream(emptyEvents)) {
-      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TRICKLE_TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Nothing.", 8);
       assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), r -> true))
           .isInstanceOf(EngineException.class)
@@ -119,7 +127,7 @@ class UpstreamExchangeBoundsTest {
       UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Take your time.", 20);
       EngineResult served = engine.serve(asked.request(), asked.payload(), r -> true);
-      // Deltas of "ab" for twice the timeout, each within a quarter of it of the one before.
+      // Deltas of "ab" for 1.25 timeouts, each within a quarter of one of the one before.
       assertThat(served.tokens().size()).isEqualTo(2 * SLOW_DELTAS);
       assertThat(served.outcome().tokensOut()).isEqualTo(SLOW_DELTAS);
     }
@@ -133,7 +141,7 @@ class UpstreamExchangeBoundsTest {
     RawUpstream.Reply thinking =
         out -> {
           out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
-          // Thinking for twice the timeout, a thought every quarter of it, then the answer: longer
+          // Thinking for 1.25 timeouts, a thought every quarter of one, then the answer: longer
           // than the timeout before the first content delta, never the timeout without text.
           for (int i = 0; i < SLOW_DELTAS; i++) {
             out.write(RawUpstream.chunk(thought));
@@ -216,7 +224,7 @@ class UpstreamExchangeBoundsTest {
         Fixture f =
             new Fixture(
                 null,
-                b -> b.backend(Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build()),
+                b -> b.backend(Fixture.remoteBuilder(up.base()).timeout(TRICKLE_TIMEOUT).build()),
                 b -> {})) {
       ObjectNode body = Fixture.chat("Trickle.");
       body.put("model", "remote");

@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -375,11 +376,18 @@ class PostgresJournalTest {
   void lockWait_opensOnceTheHolderCloses() throws Exception {
     String name = newName();
     PostgresJournal a = PostgresJournal.open(location(), name);
+    Thread opener = Thread.currentThread();
+    // Closes once the opening was refused the lock and waits to try again (in PostgresJournal.lock,
+    // between attempts), so that it can open only by waiting; not a fixed pause that a loaded
+    // machine may outlast before the opening has tried at all.
     Thread closer =
         new Thread(
             () -> {
+              long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
               try {
-                Thread.sleep(500);
+                while (!waitingForTheLock(opener) && System.nanoTime() < deadline) {
+                  Thread.sleep(5);
+                }
               } catch (InterruptedException ignored) {
                 // close at once
               }
@@ -391,6 +399,16 @@ class PostgresJournalTest {
       assertThat(b.epoch()).isEqualTo(2);
     }
     closer.join();
+  }
+
+  /** Whether {@code t} sleeps between two attempts at a journal's lock. */
+  static boolean waitingForTheLock(Thread t) {
+    return t.getState() == Thread.State.TIMED_WAITING
+        && Arrays.stream(t.getStackTrace())
+            .anyMatch(
+                f ->
+                    f.getClassName().equals(PostgresJournal.class.getName())
+                        && f.getMethodName().equals("lock"));
   }
 
   @Test
