@@ -247,7 +247,7 @@ final class Metering {
     String clients;
     if (message != null && !message.isBlank()) {
       operators = message;
-      clients = message;
+      clients = fault == null ? clientsWordsPastWrappers(e, message) : message;
     } else {
       // An engine that gave no words at all (a StackOverflowError, a bare NullPointerException)
       // is named by the class it threw: "no reason" alone leaves its operator nothing to look
@@ -259,6 +259,41 @@ final class Metering {
       return new Why(cutShort(operators), cutShort(clients));
     }
     return new Why(operators, clients);
+  }
+
+  /**
+   * {@code message}, {@code e}'s, as its client may read it. A wrapper made without words of its
+   * own ({@code new RuntimeException(cause)}, {@code new UncheckedIOException(ioe)}) has Java's
+   * {@code toString} of its cause as its message: the cause's Java class, not the engine's words.
+   * Its client reads the words of the first cause that has its own (at most 16 wrappers deep), or
+   * that there were none.
+   */
+  private static String clientsWordsPastWrappers(Throwable e, String message) {
+    Throwable at = e;
+    String words = message;
+    for (int depth = 0; depth < 16; depth++) {
+      @Nullable Throwable cause = causeOf(at);
+      if (cause == null || cause == at || !words.equals(ThrowableWords.describe(cause))) {
+        return words;
+      }
+      @Nullable String own = ThrowableWords.messageOf(cause);
+      if (own == null || own.isBlank()) {
+        return NO_REASON;
+      }
+      at = cause;
+      words = own;
+    }
+    return NO_REASON;
+  }
+
+  /** {@code e}'s cause; null where it has none or asking threw (only the JVM failing passes). */
+  private static @Nullable Throwable causeOf(Throwable e) {
+    try {
+      return e.getCause();
+    } catch (RuntimeException | Error failed) {
+      JvmFailure.passIfFailing(failed);
+      return null;
+    }
   }
 
   /** {@code why} put in our account of a mapped file cut short under the engine. */

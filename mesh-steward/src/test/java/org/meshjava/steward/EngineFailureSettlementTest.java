@@ -187,7 +187,11 @@ class EngineFailureSettlementTest {
             () -> new EngineException("the backend gave up"),
             () -> new IllegalStateException(),
             () -> new IllegalStateException("  "),
-            () -> new NullPointerException());
+            () -> new NullPointerException(),
+            // Wrappers made without words: Java gives each its cause's toString as its message.
+            () -> new RuntimeException(new IllegalStateException()),
+            () -> new java.io.UncheckedIOException(new java.io.IOException("the disk said no")),
+            () -> new RuntimeException(new RuntimeException(new EngineException("out of slots"))));
     List<String> messages =
         List.of(
             "ENGINE_FAILED: backend ref failed: the backend gave up",
@@ -196,7 +200,11 @@ class EngineFailureSettlementTest {
             "ENGINE_FAILED: backend ref failed: it threw java.lang.IllegalStateException, and it gave"
                 + " no reason",
             "ENGINE_FAILED: backend ref failed: it threw java.lang.NullPointerException, and it gave"
-                + " no reason");
+                + " no reason",
+            "ENGINE_FAILED: backend ref failed: java.lang.IllegalStateException",
+            "ENGINE_FAILED: backend ref failed: java.io.IOException: the disk said no",
+            "ENGINE_FAILED: backend ref failed: java.lang.RuntimeException:"
+                + " org.meshjava.core.EngineException: out of slots");
     // What a client reads (ServeException#shown): the engine's words, or that it gave none; never
     // the Java class, which is for the operator.
     List<String> shown =
@@ -204,7 +212,12 @@ class EngineFailureSettlementTest {
             "backend ref failed: the backend gave up",
             "backend ref failed: it gave no reason",
             "backend ref failed: it gave no reason",
-            "backend ref failed: it gave no reason");
+            "backend ref failed: it gave no reason",
+            // Regression: a wrapper's Java-made message reached the client as the engine's words,
+            // naming the cause's Java class.
+            "backend ref failed: it gave no reason",
+            "backend ref failed: the disk said no",
+            "backend ref failed: out of slots");
     for (int i = 0; i < failures.size(); i++) {
       GrantChain chain = f.chain(BUDGET);
       try (Steward s =
