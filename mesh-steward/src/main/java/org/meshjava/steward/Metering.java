@@ -272,7 +272,7 @@ final class Metering {
     Throwable at = e;
     String words = message;
     for (int depth = 0; depth < 16; depth++) {
-      @Nullable Throwable cause = causeOf(at);
+      @Nullable Throwable cause = ThrowableWords.causeOf(at);
       if (cause == null || cause == at || !words.equals(ThrowableWords.describe(cause))) {
         return words;
       }
@@ -284,16 +284,6 @@ final class Metering {
       words = own;
     }
     return NO_REASON;
-  }
-
-  /** {@code e}'s cause; null where it has none or asking threw (only the JVM failing passes). */
-  private static @Nullable Throwable causeOf(Throwable e) {
-    try {
-      return e.getCause();
-    } catch (RuntimeException | Error failed) {
-      JvmFailure.passIfFailing(failed);
-      return null;
-    }
   }
 
   /** {@code why} put in our account of a mapped file cut short under the engine. */

@@ -26,6 +26,16 @@ public final class ThrowableWords {
     }
   }
 
+  /** {@code e}'s cause; null where it has none or asking threw (only the JVM failing passes). */
+  public static @Nullable Throwable causeOf(Throwable e) {
+    try {
+      return e.getCause();
+    } catch (RuntimeException | Error failed) {
+      JvmFailure.passIfFailing(failed);
+      return null;
+    }
+  }
+
   /**
    * {@code e} as its {@code toString} says it; its class's name where that throws (only the JVM
    * failing passes).

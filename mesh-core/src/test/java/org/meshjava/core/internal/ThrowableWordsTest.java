@@ -80,4 +80,18 @@ class ThrowableWordsTest {
             () -> ThrowableWords.log(failing, t -> logged.add(String.valueOf(t)), kind -> {}))
         .isInstanceOf(OutOfMemoryError.class);
   }
+
+  @Test
+  void aCauseThatThrowsWhenAskedFor_isNone_andAGivenOneIsReturned() {
+    IllegalStateException cause = new IllegalStateException("inner");
+    assertThat(ThrowableWords.causeOf(new RuntimeException(cause))).isSameAs(cause);
+    RuntimeException hostile =
+        new RuntimeException("outer") {
+          @Override
+          public synchronized Throwable getCause() {
+            throw new UnsupportedOperationException("no cause for you");
+          }
+        };
+    assertThat(ThrowableWords.causeOf(hostile)).isNull();
+  }
 }
