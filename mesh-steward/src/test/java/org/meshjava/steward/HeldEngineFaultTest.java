@@ -145,26 +145,9 @@ class HeldEngineFaultTest {
             .engineDeadline(deadline)
             .heldFaults(this::heldFault)
             .build()) {
-      ServeRequest req = GrantFixture.request("replayed", 3, CEILING);
-      TokenSequence payload = GrantFixture.payload(req);
-      ServeResult served = s.serve(req, payload);
-      cut.set(true);
+      ReplayVerdict v = replayedOnceCut(s, engine, "replayed", cut);
 
-      ReplayVerdict v =
-          s.replay(
-              new ReplayInputs(
-                  served.receipt(), req, payload, s.opening(req.id()), Optional.empty()),
-              engine);
-
-      assertThat(v)
-          .isInstanceOfSatisfying(
-              ReplayVerdict.NotReplayable.class,
-              n -> {
-                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
-                assertThat(n.detail())
-                    .contains("failed to re-serve")
-                    .contains("was cut short on disk while it ran");
-              });
+      assertFaultVerdict(v, "failed to re-serve");
       assertThat(thrown).hasValue(1);
       assertThat(held.get()).isFalse();
       assertThat(s.head().nextSequence()).as("the replay sealed nothing").isEqualTo(1);
@@ -194,29 +177,35 @@ class HeldEngineFaultTest {
         };
     try (Steward s =
         f.bare(new DurableMemoryJournal()).backend(engine).heldFaults(this::heldFault).build()) {
-      ServeRequest req = GrantFixture.request("asked", 3, CEILING);
-      TokenSequence payload = GrantFixture.payload(req);
-      ServeResult served = s.serve(req, payload);
-      cut.set(true);
+      ReplayVerdict v = replayedOnceCut(s, engine, "asked", cut);
 
-      ReplayVerdict v =
-          s.replay(
-              new ReplayInputs(
-                  served.receipt(), req, payload, s.opening(req.id()), Optional.empty()),
-              engine);
-
-      assertThat(v)
-          .isInstanceOfSatisfying(
-              ReplayVerdict.NotReplayable.class,
-              n -> {
-                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
-                assertThat(n.detail())
-                    .contains("while asked its recipe")
-                    .contains("was cut short on disk while it ran");
-              });
+      assertFaultVerdict(v, "while asked its recipe");
       assertThat(thrown).hasValue(1);
       assertThat(held.get()).as("a fault left held on the caller's thread").isFalse();
     }
+  }
+
+  /** Serves {@code prompt} once, sets {@code cut}, and replays that serve's receipt. */
+  private static ReplayVerdict replayedOnceCut(
+      Steward s, ServingEngine engine, String prompt, AtomicBoolean cut) throws Exception {
+    ServeRequest req = GrantFixture.request(prompt, 3, CEILING);
+    TokenSequence payload = GrantFixture.payload(req);
+    ServeResult served = s.serve(req, payload);
+    cut.set(true);
+    return s.replay(
+        new ReplayInputs(served.receipt(), req, payload, s.opening(req.id()), Optional.empty()),
+        engine);
+  }
+
+  /** {@code v} is ENGINE_FAILED for the mapped-read fault, said {@code where}. */
+  private static void assertFaultVerdict(ReplayVerdict v, String where) {
+    assertThat(v)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.NotReplayable.class,
+            n -> {
+              assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+              assertThat(n.detail()).contains(where).contains("was cut short on disk while it ran");
+            });
   }
 
   private void assertRefusedAndSettled(Duration deadline) throws Exception {
