@@ -14,12 +14,14 @@ Record with JFR's allocation sampler (each sample weighs the bytes it stands for
 A site (--sites) is the innermost frame of ours (org.meshjava) with its line, or the allocating
 frame where no frame of ours is on the stack (Jetty's own), with the class most of its bytes were.
 
-Each sample of a mesh-side thread (not load-*, fake-upstream*, the JDK's HTTP server; main only
-while it serves, see mesh_side in jfr_mesh_side.py) goes to the first part below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
+Each sample of a mesh-side thread (not load-*, fake-upstream*, JFR's or Common-Cleaner, the JDK's
+HTTP server; main only while it serves, see mesh_side in jfr_mesh_side.py) goes to the first part
+below whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
 bytes are scaled to the run's measured KB per request. The seal is split finer than in
 jfr-serve-table.py, since most of what a serve allocates is there.
 
-A recording that is missing, not JSON, not jfr print --json's shape (a weight that is not a
+A KB_PER_REQ that is not a finite number, 0 or more, is a usage line and exit code 2. A
+recording that is missing, not JSON, not jfr print --json's shape (a weight that is not a
 finite number of bytes, 0 or more, included), or without a mesh-side byte sampled (no such event,
 or weights of 0 only) stops with one line naming the file and what is wrong, and exit code 1.
 """
@@ -34,7 +36,7 @@ import sys
 # is left beside the scripts.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from jfr_mesh_side import events_of, fail, mesh_side, parse_with_count  # noqa: E402
+from jfr_mesh_side import events_of, fail, figure, mesh_side, parse_with_count  # noqa: E402
 
 PROG = "jfr-alloc-table.py"
 
@@ -79,7 +81,7 @@ def arguments(argv):
     parser = argparse.ArgumentParser(
         prog=PROG, description="What a serve allocates, by part and by site.")
     parser.add_argument("recording", help="jfr print --json of jdk.ObjectAllocationSample events")
-    parser.add_argument("kb_per_request", type=float, help='the run\'s "KB/req" figure')
+    parser.add_argument("kb_per_request", type=figure, help='the run\'s "KB/req" figure')
     return parse_with_count(parser, argv, "--sites", 15, "allocation sites")
 
 

@@ -33,7 +33,7 @@ import sys
 # is left beside the scripts.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from jfr_mesh_side import events_of, fail, mesh_side, parse_with_count  # noqa: E402
+from jfr_mesh_side import events_of, fail, figure, mesh_side, parse_with_count  # noqa: E402
 
 PROG = "jfr-serve-table.py"
 
@@ -85,7 +85,7 @@ def arguments(argv):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Where a serve's CPU goes, by part and by method.")
     parser.add_argument("recording", help="jfr print --json of jdk.CPUTimeSample (or ExecutionSample) events")
-    parser.add_argument("mesh_us", type=float, nargs="?", default=None,
+    parser.add_argument("mesh_us", type=figure, nargs="?", default=None,
                         help='the run\'s "mesh" µs per request, to give each share in µs too')
     return parse_with_count(parser, argv, "--top", 25, "methods by self and by total")
 

@@ -3,7 +3,9 @@ a recording is read (one line and exit code 1 for one that cannot be, never a tr
 
 Both scripts import this module from their own folder; it is not run on its own.
 """
+import argparse
 import json
+import math
 import re
 import sys
 
@@ -50,6 +52,19 @@ def parse_with_count(parser, argv, flag, default_count, what):
     if count is not None and count < 1:
         parser.error(f"{flag}: N must be at least 1")
     return args
+
+
+def figure(text):
+    """An argparse type for a run's per-request figure (mesh µs, KB): a finite number, 0 or more.
+    float() alone took "nan", "inf" and "-3", and every share printed from them read nan, inf or
+    negative, with exit code 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"not a finite number, 0 or more: {text!r}")
+    return value
 
 
 def fail(prog, message):

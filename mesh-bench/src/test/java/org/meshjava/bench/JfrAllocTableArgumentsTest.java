@@ -253,7 +253,12 @@ class JfrAllocTableArgumentsTest {
                     "noframes.json",
                     "{\"recording\":{\"events\":[{\"values\":{\"eventThread\":"
                         + "{\"javaName\":\"qtp-1\"},\"stackTrace\":{\"frames\":[]}}}]}}")),
-            serve("serveTableNoMeshSide", write("none.json", "{\"recording\":{\"events\":[]}}")));
+            serve("serveTableNoMeshSide", write("none.json", "{\"recording\":{\"events\":[]}}")),
+            new Case("kbNan", ALLOC, List.of(recording.toString(), "nan")),
+            new Case("kbNegative", ALLOC, List.of(recording.toString(), "-4")),
+            serve("serveTableMeshUsInf", recording, "inf"),
+            serve("serveTableMeshUsNegative", recording, "-2.0"),
+            serve("serveTableMeshUsWord", recording, "fast"));
     runAll(cases);
   }
 
@@ -497,6 +502,25 @@ class JfrAllocTableArgumentsTest {
           .contains(c[1]);
       assertThat(ran.err().strip().lines()).as(c[0]).hasSize(1);
       assertThat(ran.code()).as(c[0]).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aPerRequestFigureThatIsNotAFiniteNumberZeroOrMore_isAUsageLine_exit2_inEitherScript()
+      throws Exception {
+    // float() took them: nan, inf and negative figures printed nan, inf or negative shares, exit 0.
+    for (String[] c :
+        new String[][] {
+          {"kbNan", "'nan'"},
+          {"kbNegative", "'-4'"},
+          {"serveTableMeshUsInf", "'inf'"},
+          {"serveTableMeshUsNegative", "'-2.0'"},
+          {"serveTableMeshUsWord", "not a number: 'fast'"}
+        }) {
+      Ran ran = ran(c[0]);
+      assertThat(ran.code()).as(c[0]).isEqualTo(2);
+      assertThat(ran.err()).as(c[0]).contains("usage:").contains(c[1]).doesNotContain("Traceback");
+      assertThat(ran.out()).as(c[0]).isEmpty();
     }
   }
 
