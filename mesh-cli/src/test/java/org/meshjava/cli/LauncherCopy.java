@@ -26,7 +26,8 @@ final class LauncherCopy {
    * ({@code MESH_JAVA_OPTS=-Xmx8g ./mesh test}, {@code MESH_NO_BUILD=1}): a launcher run by a test
    * has them only where the test gives them, so that no test depends on its caller's shell.
    */
-  static final List<String> LAUNCHER_SETTINGS = List.of("MESH_JAVA_OPTS", "MESH_NO_BUILD");
+  static final List<String> LAUNCHER_SETTINGS =
+      List.of("MESH_JAVA_OPTS", "MESH_NO_BUILD", "MESH_JAVA_TIMEOUT_S");
 
   /** {@code inherited} without the launcher's own settings, then {@code given} over it. */
   static Map<String, String> environment(Map<String, String> inherited, Map<String, String> given) {
