@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,8 @@ final class LauncherCopy {
    * ({@code MESH_JAVA_OPTS=-Xmx8g ./mesh test}, {@code MESH_NO_BUILD=1}): a launcher run by a test
    * has them only where the test gives them, so that no test depends on its caller's shell.
    */
-  static final List<String> LAUNCHER_SETTINGS = List.of("MESH_JAVA_OPTS", "MESH_NO_BUILD");
+  static final List<String> LAUNCHER_SETTINGS =
+      List.of("MESH_JAVA_OPTS", "MESH_NO_BUILD", "MESH_JAVA_TIMEOUT_S", "MESH_CLAIM_GRACE_S");
 
   /** {@code inherited} without the launcher's own settings, then {@code given} over it. */
   static Map<String, String> environment(Map<String, String> inherited, Map<String, String> given) {
@@ -153,6 +155,27 @@ final class LauncherCopy {
     pb.environment().clear();
     pb.environment().putAll(environment(inherited, env));
     return pb.start();
+  }
+
+  /**
+   * What runs the launcher as a user other than this one where this is root (whom no permission
+   * stops, and who may signal any process): a script in {@code root} that runs bash as nobody
+   * through setpriv; bash itself otherwise. A test that needs it is skipped where root has no
+   * setpriv.
+   */
+  static String shellOfAnotherUserWhereRoot(Path root) throws IOException {
+    if (!"root".equals(System.getProperty("user.name"))) {
+      return "bash";
+    }
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv, to run as nobody");
+    Path asNobody = root.resolve("as-nobody");
+    Files.writeString(
+        asNobody,
+        "#!/bin/sh\nexec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups bash"
+            + " \"$@\"\n",
+        StandardCharsets.UTF_8);
+    assertThat(asNobody.toFile().setExecutable(true)).isTrue();
+    return asNobody.toString();
   }
 
   /**

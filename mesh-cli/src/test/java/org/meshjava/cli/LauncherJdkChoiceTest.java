@@ -58,6 +58,12 @@ class LauncherJdkChoiceTest {
 
   /** How {@code mesh key show} ran with {@code javaHome} as JAVA_HOME (or none). */
   private LauncherCopy.Ran run(@Nullable String javaHome) throws Exception {
+    return run(javaHome, Map.of());
+  }
+
+  /** {@link #run(String)} with {@code settings} in the launcher's environment too. */
+  private LauncherCopy.Ran run(@Nullable String javaHome, Map<String, String> settings)
+      throws Exception {
     Path bin = root.resolve("bin");
     if (!Files.exists(bin)) {
       LauncherCopy.binOf(
@@ -70,6 +76,7 @@ class LauncherJdkChoiceTest {
     if (javaHome != null) {
       env.put("JAVA_HOME", javaHome);
     }
+    env.putAll(settings);
     return LauncherCopy.run(root, inherited, env, "key", "show");
   }
 
@@ -157,6 +164,40 @@ class LauncherJdkChoiceTest {
     assertThat(refused.out())
         .contains("no JDK 25 found", "(JDK 25 for " + other + ")")
         .doesNotContain("running the one for");
+  }
+
+  /**
+   * Regression: a {@code java} that never answered when the launcher had to start it to learn its
+   * version (a JDK 25 for another architecture, under an emulator that hangs; a JDK without a
+   * release file) held every command for good, without a word. Each is ended after {@code
+   * MESH_JAVA_TIMEOUT_S} (here a fifth of a second) and passed over, in one line naming it.
+   */
+  @Test
+  void aJdkWhoseJavaNeverAnswers_isPassedOver_notWaitedOnForEver() throws Exception {
+    LauncherCopy.copyWithoutSystemJdks(root);
+    LauncherCopy.binOf(
+        root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find", "uname", "sleep");
+    boolean x86 = List.of("amd64", "x86_64").contains(System.getProperty("os.arch"));
+    String other = x86 ? "aarch64" : "x86_64";
+    Path emulated =
+        jdk(root.resolve("jvm/temurin-25-jdk"), "25.0.1", true, "OS_ARCH=\"" + other + "\"\n");
+    Path unknown = jdk(root.resolve("jvm/java-unknown"), "", true);
+    Files.delete(unknown.resolve("release"));
+    for (Path home : List.of(emulated, unknown)) {
+      Files.writeString(
+          home.resolve("bin/java"), "#!/usr/bin/env bash\nexec sleep 20\n", StandardCharsets.UTF_8);
+    }
+
+    LauncherCopy.Ran ran = run(null, Map.of("MESH_JAVA_TIMEOUT_S", "0.2"));
+
+    assertThat(ran.code()).as(ran.out()).isEqualTo(1);
+    assertThat(ran.out())
+        .contains(
+            "mesh: passed over the JDK at " + unknown + ": its java did not answer within 0.2 s",
+            "mesh: passed over the JDK at " + emulated + ": its java did not answer within 0.2 s",
+            "no JDK 25 found",
+            "(JDK 25 for " + other + ")")
+        .doesNotContain("Killed");
   }
 
   /** Makes the stand-in JDK at {@code home} one whose {@code java} cannot start on this machine. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -275,18 +274,6 @@ class LauncherReadOnlyCheckoutTest {
 
   /** What runs the launcher as a user who cannot write {@code mesh-cli}: nobody if this is root. */
   private String shell() throws IOException {
-    String shell = "bash";
-    if ("root".equals(System.getProperty("user.name"))) {
-      assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv, to run as nobody");
-      Path asNobody = root.resolve("as-nobody");
-      Files.writeString(
-          asNobody,
-          "#!/bin/sh\nexec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups bash"
-              + " \"$@\"\n",
-          StandardCharsets.UTF_8);
-      assertThat(asNobody.toFile().setExecutable(true)).isTrue();
-      shell = asNobody.toString();
-    }
-    return shell;
+    return LauncherCopy.shellOfAnotherUserWhereRoot(root);
   }
 }

@@ -1,16 +1,19 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
@@ -77,20 +80,169 @@ class LauncherStaleBuildLockTest {
   }
 
   /**
-   * A claim guard left by a launcher killed by SIGKILL inside it (with the lock it had made, still
-   * without an id) is waited on while it is young, as a claim in progress, and removed once older
-   * than a minute, as no claim takes so long; the lock is then taken over as above.
+   * Regression: a launcher stopped (Ctrl-Z, SIGSTOP, a laptop asleep) between making the lock and
+   * writing its id into it had its claim guard taken over once that was a minute old, and its
+   * id-less lock with it: a second launcher built meanwhile, and the first, on waking, wrote its id
+   * into that launcher's lock and built beside it ("start, start"). The guard names its holder now
+   * and is taken over only once that process has ended: the second launcher waits for the stopped
+   * one, naming it on stderr, however old the guard is dated, and builds nothing meanwhile; the
+   * first, resumed, builds once. A stand-in {@code mkdir} stops its launcher right after making the
+   * lock.
    */
   @Test
-  void aClaimGuardLeftByAKilledLauncher_isRemovedOnceOlderThanAMinute() throws Exception {
+  void aLauncherStoppedInsideTheClaimGuard_isWaitedFor_notBuiltBeside() throws Exception {
     Path log = launcherNeedingABuild("0");
-    Path target = root.resolve("mesh-cli/target");
-    Path guard = Files.createDirectories(target.resolve(".mesh-build.claim.d"));
-    Files.createDirectories(target.resolve(".mesh-build.lock.d"));
-    Files.setLastModifiedTime(guard, FileTime.from(Instant.now().minus(Duration.ofMinutes(2))));
+    Path stopped = root.resolve("stopped");
+    Path bin = mkdirThatThen("kill -STOP $PPID", stopped);
+    Process first =
+        launcher(root.resolve("out-0.txt"), Map.of("PATH", bin + ":" + System.getenv("PATH")));
+    Process second = null;
+    Path secondOut = root.resolve("out-1.txt");
+    try {
+      awaitThat(() -> Files.exists(stopped), "the first launcher stops");
+      // The old guard, a folder, was taken over once a minute old.
+      dateClaimGuards(Instant.now().minus(Duration.ofMinutes(2)));
+      second = launcher(secondOut, Map.of("MESH_CLAIM_GRACE_S", "0"));
+      Process waiter = second;
+      awaitThat(
+          () ->
+              !waiter.isAlive()
+                  || Files.exists(log)
+                  || Files.readString(secondOut).contains("mesh: waiting for process"),
+          "the second launcher waits or builds");
+
+      assertThat(Files.readString(secondOut))
+          .contains(
+              "mesh: waiting for process "
+                  + first.pid()
+                  + ", another mesh command in this checkout",
+              "kill -CONT " + first.pid());
+      assertThat(log).as("a build while the first launcher is stopped").doesNotExist();
+      signal("-CONT", first.pid());
+      assertThat(first.waitFor(30, TimeUnit.SECONDS)).as("the first launcher ends").isTrue();
+    } finally {
+      signal("-CONT", first.pid());
+      first.destroyForcibly();
+      if (second != null) {
+        // Left waiting on the lock at its one-second pace; it would find the build fresh.
+        second.destroyForcibly();
+      }
+    }
+
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
+   * Regression: a claim guard left by a launcher killed by SIGKILL inside it was waited on until it
+   * was a minute old, without a word, by every launcher meanwhile. It names its holder now, and is
+   * taken over at once when that process has ended; the lock it left without an id goes too. A
+   * stand-in {@code mkdir} kills its launcher right after making the lock.
+   */
+  @Test
+  void aClaimGuardLeftByALauncherKilledInsideIt_isTakenOverAtOnce() throws Exception {
+    Path log = killedInsideTheClaimGuard();
 
     buildsOnce(log);
+  }
+
+  /**
+   * Regression: a claim guard left by a killed launcher and dated in the future (the clock was set
+   * back since) was never a minute old, so every later launcher waited on it for ever, silently.
+   * Its date counts for nothing now: its holder has ended.
+   */
+  @Test
+  void aClaimGuardLeftDatedAhead_isTakenOver_notWaitedOnForEver() throws Exception {
+    Path log = killedInsideTheClaimGuard();
+    dateClaimGuards(Instant.now().plus(Duration.ofHours(1)));
+
+    buildsOnce(log);
+  }
+
+  /**
+   * A claim guard left empty (its launcher killed between making it and writing itself into it),
+   * dated in the future, is taken over once this launcher has seen it empty for {@code
+   * MESH_CLAIM_GRACE_S}, here none, whatever its date says.
+   */
+  @Test
+  void aClaimGuardLeftEmpty_isTakenOverAfterTheGrace_whateverItsDate() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path target = root.resolve("mesh-cli/target");
+    Files.createDirectories(target.resolve(".mesh-build.lock.d"));
+    Path guard = Files.writeString(target.resolve(".mesh-build.claim"), "");
+    Files.setLastModifiedTime(guard, FileTime.from(Instant.now().plus(Duration.ofHours(1))));
+
+    buildsOnce(log, Map.of("MESH_CLAIM_GRACE_S", "0"));
     assertThat(guard).doesNotExist();
+  }
+
+  /**
+   * A claim guard naming a process id that a later process has been given (this test's JVM, started
+   * at another time than the guard says) is an ended holder's, taken over at once, not waited on
+   * while that later process runs.
+   */
+  @Test
+  void aClaimGuardWhoseProcessIdWasReused_isTakenOver() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path target = root.resolve("mesh-cli/target");
+    Files.createDirectories(target.resolve(".mesh-build.lock.d"));
+    Files.writeString(
+        target.resolve(".mesh-build.claim"),
+        ProcessHandle.current().pid() + " 1\n",
+        StandardCharsets.UTF_8);
+
+    buildsOnce(log);
+  }
+
+  /**
+   * Regression: a lock whose holder was another user's live build (a shared checkout) was taken for
+   * a dead one's, as {@code kill -0} fails with EPERM for another user's process: it was removed
+   * and a second build ran beside the first. The holder is looked up now, not signalled: the
+   * launcher waits, saying so, and builds nothing beside it. Run as nobody where the tests run as
+   * root, the holder being this test's JVM; else as this user, the holder being process 1 (another
+   * user's).
+   */
+  @Test
+  void aLockHeldByAnotherUsersLiveProcess_isWaitedFor_notTakenOver() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    String shell = LauncherCopy.shellOfAnotherUserWhereRoot(root);
+    long holder = ProcessHandle.current().pid();
+    if (shell.equals("bash")) {
+      holder = 1;
+      String me = System.getProperty("user.name");
+      assumeTrue(
+          ProcessHandle.of(1).flatMap(h -> h.info().user()).filter(u -> !u.equals(me)).isPresent(),
+          "process 1 is another user's");
+    }
+    Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
+    Files.writeString(lock.resolve("pid"), holder + "\n", StandardCharsets.UTF_8);
+    LauncherCopy.standInJdk(root);
+    try (Stream<Path> all = Files.walk(root)) {
+      for (Path p : all.toList()) {
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
+      }
+    }
+    Path out = root.resolve("out.txt");
+    Process launcher =
+        LauncherCopy.start(
+            shell,
+            root,
+            out,
+            Map.of("JAVA_HOME", LauncherCopy.standInJdk(root).toString()),
+            "--version");
+    try {
+      awaitThat(
+          () ->
+              !launcher.isAlive()
+                  || Files.readString(out).contains("waiting for another build of mesh-cli"),
+          "the launcher waits or ends");
+
+      assertThat(Files.readString(out))
+          .contains("mesh: waiting for another build of mesh-cli to finish (process " + holder);
+      assertThat(lock.resolve("pid")).exists();
+      assertThat(log).as("a build beside the live holder's").doesNotExist();
+    } finally {
+      launcher.destroyForcibly();
+    }
   }
 
   /**
@@ -177,7 +329,12 @@ class LauncherStaleBuildLockTest {
 
   /** Runs the launcher, and checks that it ends, having built once ({@code log}). */
   private void buildsOnce(Path log) throws Exception {
-    Process launcher = launcher(root.resolve("out.txt"), Map.of());
+    buildsOnce(log, Map.of());
+  }
+
+  /** {@link #buildsOnce(Path)} with {@code env}. */
+  private void buildsOnce(Path log, Map<String, String> env) throws Exception {
+    Process launcher = launcher(root.resolve("out.txt"), env);
 
     boolean ended = launcher.waitFor(15, TimeUnit.SECONDS);
     if (!ended) {
@@ -238,12 +395,12 @@ class LauncherStaleBuildLockTest {
    */
   private Path holdingCat() throws java.io.IOException {
     Path readers = root.resolve("readers");
-    Path guard = root.resolve("mesh-cli/target/.mesh-build.claim.d");
+    Path guard = root.resolve("mesh-cli/target/.mesh-build.claim");
     Path bin = Files.createDirectories(root.resolve("slow-bin"));
     executable(
         bin.resolve("cat"),
         "case \"${1:-}\" in */.mesh-build.lock.d/pid)",
-        "  [ -d '" + guard + "' ] && exec '" + REAL_CAT + "' \"$@\"",
+        "  [ -e '" + guard + "' ] && exec '" + REAL_CAT + "' \"$@\"",
         "  mkdir -p '" + readers + "'",
         "  if [ \"$(ls '" + readers + "' | wc -l)\" -lt 2 ]; then",
         "    content=\"$('" + REAL_CAT + "' \"$@\")\" || exit 1",
@@ -284,6 +441,14 @@ class LauncherStaleBuildLockTest {
    * overlap with another) into the returned file.
    */
   private Path launcherNeedingABuild(String seconds) throws java.io.IOException {
+    return launcherNeedingABuildThat("sleep " + seconds);
+  }
+
+  /**
+   * {@link #launcherNeedingABuild(String)} with a stand-in build that runs {@code whileBuilding} (a
+   * line of bash) between its start and its end.
+   */
+  private Path launcherNeedingABuildThat(String whileBuilding) throws java.io.IOException {
     String launcher =
         Files.readString(Path.of("..", "mesh").toAbsolutePath().normalize())
             .replace("command -v flock", "command -v flock-missing-here");
@@ -295,13 +460,79 @@ class LauncherStaleBuildLockTest {
         "log='" + log + "'",
         "echo start >> \"$log\"",
         "mkdir \"$log.building\" 2>/dev/null || echo overlap >> \"$log\"",
-        "sleep " + seconds,
+        whileBuilding,
         "mkdir -p mesh-cli/target/lib && touch mesh-cli/target/mesh-cli.jar",
         "rmdir \"$log.building\" 2>/dev/null",
         "echo end >> \"$log\"");
     Files.createDirectories(root.resolve("mesh-cli/src/main/java"));
     Files.writeString(root.resolve("mesh-cli/src/main/java/Source.java"), "class Source {}\n");
     return log;
+  }
+
+  /**
+   * Starts a launcher needing a build whose stand-in {@code mkdir} kills it (SIGKILL) right after
+   * making the lock, inside the claim guard, and waits for it to end; returns the build log.
+   */
+  private Path killedInsideTheClaimGuard() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path killed = root.resolve("killed");
+    Path bin = mkdirThatThen("kill -KILL $PPID", killed);
+    Process doomed =
+        launcher(root.resolve("out-killed.txt"), Map.of("PATH", bin + ":" + System.getenv("PATH")));
+    assertThat(doomed.waitFor(30, TimeUnit.SECONDS)).as("the killed launcher ends").isTrue();
+    assertThat(killed).exists();
+    assertThat(root.resolve("mesh-cli/target/.mesh-build.lock.d")).isDirectory();
+    return log;
+  }
+
+  /**
+   * A folder of stand-ins, for the launchers' {@code PATH}, whose {@code mkdir} makes the lock
+   * once, marks {@code done}, then runs {@code action} (bash, with {@code $PPID} its launcher,
+   * which waits for this {@code mkdir} to end meanwhile); every other use is the real {@code
+   * mkdir}'s.
+   */
+  private Path mkdirThatThen(String action, Path done) throws java.io.IOException {
+    Path bin = Files.createDirectories(root.resolve("acting-bin"));
+    String realMkdir = onPath("mkdir");
+    executable(
+        bin.resolve("mkdir"),
+        "case \"${1:-}\" in */.mesh-build.lock.d)",
+        "  if [ ! -e '" + done + "' ]; then",
+        "    '" + realMkdir + "' \"$1\" || exit 1",
+        "    touch '" + done + "'",
+        "    " + action,
+        "    exit 0",
+        "  fi ;;",
+        "esac",
+        "exec '" + realMkdir + "' \"$@\"");
+    return bin;
+  }
+
+  /**
+   * Dates the claim guard (whatever its form: a file, or the folder it once was) at {@code when}.
+   */
+  private void dateClaimGuards(Instant when) throws java.io.IOException {
+    try (Stream<Path> entries = Files.list(root.resolve("mesh-cli/target"))) {
+      for (Path p : entries.toList()) {
+        if (p.getFileName().toString().startsWith(".mesh-build.claim")) {
+          Files.setLastModifiedTime(p, FileTime.from(when));
+        }
+      }
+    }
+  }
+
+  /** Waits until {@code condition} holds, at most 10 s, failing with {@code what} after that. */
+  private static void awaitThat(Callable<Boolean> condition, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.call()) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      Thread.sleep(10);
+    }
+  }
+
+  /** Sends {@code signal} ({@code -CONT}) to process {@code pid}. */
+  private static void signal(String signal, long pid) throws Exception {
+    new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
   }
 
   /** The id of a process that has ended. */
