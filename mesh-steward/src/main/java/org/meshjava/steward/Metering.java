@@ -1,10 +1,14 @@
 package org.meshjava.steward;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.IdentifiedRequest;
 import org.meshjava.core.ServeOutcome;
@@ -86,7 +90,11 @@ final class Metering {
     }
     MeterWindow window;
     try {
-      window = meter.open(EngineAnswer.of(backend, "name its energy domains", engine::domains));
+      window =
+          meter.open(
+              coveredDomains(
+                  EngineAnswer.of(backend, "name its energy domains", engine::domains),
+                  EnergyDomain.cpuPackagesOfThisProcess()));
     } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
@@ -138,6 +146,27 @@ final class Metering {
       throw weightsChanged(backend, bound, "before serving", after, "after it");
     }
     return new Metered(worked, energy, after);
+  }
+
+  /**
+   * The domains a serve's window covers: those the engine {@code declared}, and, where they name
+   * some domain but no CPU package (a GPU alone), the {@code hostPackages} as well, every package
+   * this process may run on. The serve runs on this host whatever else it drives: its thread
+   * launches the engine's GPU work, tokenizes, samples and waits, so a declaration without a
+   * package claims less than the serve drew, and a live GPU counter on a host whose CPU has none
+   * would be graded a reading of the whole request, which §3.3 forbids. An empty declaration (work
+   * done elsewhere, a remote server) stays empty and is the estimate.
+   */
+  private static Set<EnergyDomain> coveredDomains(
+      Set<EnergyDomain> declared, Set<EnergyDomain> hostPackages) {
+    if (declared.isEmpty()
+        || declared.stream()
+            .anyMatch(d -> d != null && d.kind() == EnergyDomain.Kind.CPU_PACKAGE)) {
+      return declared;
+    }
+    Set<EnergyDomain> covered = new LinkedHashSet<>(declared);
+    covered.addAll(hostPackages);
+    return Collections.unmodifiableSet(covered);
   }
 
   /**

@@ -1,0 +1,138 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.Provenance;
+import org.meshjava.core.ServeBounds;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EnergyMeter;
+import org.meshjava.energy.MeterWindow;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.MeshReceipt;
+
+/**
+ * §3.3: a figure from a counter that does not cover the whole request, such as a GPU counter on a
+ * host whose CPU has none, is never a hardware reading. The serve runs on this host whatever it
+ * drives, so a backend that declares a GPU and no CPU package has its window cover the packages
+ * this process may run on as well.
+ */
+class GpuDeclarationCoverageTest {
+  private static final SigningKey KEY = SigningKey.fromSeed(new byte[32]);
+  private static final TokenSequence PROMPT = TokenSequence.of(11, 22, 33, 44);
+  private static final EnergyDomain GPU0 = EnergyDomain.gpu(0);
+  private static final Set<EnergyDomain> HOST = EnergyDomain.cpuPackagesOfThisProcess();
+
+  /**
+   * Grades as the counter meter does: a reading only where it has a live counter on every domain
+   * the window covers, the estimate otherwise. Notes the domains each window was opened on.
+   */
+  private static final class CoverageMeter implements EnergyMeter {
+    final Set<EnergyDomain> live;
+    final List<Set<EnergyDomain>> opened = Collections.synchronizedList(new ArrayList<>());
+
+    CoverageMeter(Set<EnergyDomain> live) {
+      this.live = Set.copyOf(live);
+    }
+
+    @Override
+    public String name() {
+      return "coverage";
+    }
+
+    @Override
+    public MeterWindow open(Set<EnergyDomain> domains) {
+      opened.add(Set.copyOf(domains));
+      boolean covered = !domains.isEmpty() && live.containsAll(domains);
+      return new MeterWindow() {
+        @Override
+        public Energy close(long estimatedUj) {
+          return covered ? Energy.measured(5_000, estimatedUj) : Energy.estimated(estimatedUj);
+        }
+
+        @Override
+        public void abandon() {}
+      };
+    }
+  }
+
+  private static ServingEngine declaring(Set<EnergyDomain> domains) {
+    ScriptedEngine engine =
+        new ScriptedEngine("gpu", Fidelity.F2, 10, new ArrayList<>(), ScriptedEngine.greedy());
+    return new ForwardingEngine(engine) {
+      @Override
+      public Set<EnergyDomain> domains() {
+        return domains;
+      }
+    };
+  }
+
+  private static MeshReceipt serve(EnergyMeter meter, ServingEngine engine) throws Exception {
+    Steward steward =
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(meter).backend(engine).build();
+    ServeRequest request =
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {'h', 'i'}),
+            PROMPT.size(),
+            new ServeBounds(8, Fidelity.F1, 1_000_000));
+    return Jcr1.open(steward.serve(request, PROMPT).envelope()).receipt();
+  }
+
+  /**
+   * Regression: the window covered only what the engine declared, so a GPU-only declaration on a
+   * host with a live board counter and no CPU counter sealed the board's delta as {@code HwShunt},
+   * the whole request's figure though the host's share of the serve was read by nothing.
+   */
+  @Test
+  void aGpuOnlyDeclaration_onAHostWhoseCpuHasNoCounter_isTheEstimate_notAReading()
+      throws Exception {
+    CoverageMeter meter = new CoverageMeter(Set.of(GPU0));
+
+    MeshReceipt r = serve(meter, declaring(Set.of(GPU0)));
+
+    assertThat(r.energy().provenance()).isEqualTo(Provenance.Estimator);
+    assertThat(r.energy().measuredUj()).isEmpty();
+    assertThat(meter.opened)
+        .singleElement()
+        .satisfies(d -> assertThat(d).contains(GPU0).containsAll(HOST));
+  }
+
+  @Test
+  void aGpuOnlyDeclaration_whereTheHostsPackagesHaveCounters_tooIsAReading() throws Exception {
+    Set<EnergyDomain> everything = new LinkedHashSet<>(HOST);
+    everything.add(GPU0);
+    CoverageMeter meter = new CoverageMeter(everything);
+
+    MeshReceipt r = serve(meter, declaring(Set.of(GPU0)));
+
+    assertThat(r.energy().provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(r.energy().measuredUj()).hasValue(5_000);
+  }
+
+  @Test
+  void aDeclarationNamingAPackage_orNothing_isCoveredAsDeclared() throws Exception {
+    Set<EnergyDomain> gpuAndPackage = Set.of(GPU0, EnergyDomain.cpuPackage(7));
+    CoverageMeter meter = new CoverageMeter(gpuAndPackage);
+
+    assertThat(serve(meter, declaring(gpuAndPackage)).energy().provenance())
+        .isEqualTo(Provenance.HwShunt);
+    assertThat(serve(meter, declaring(Set.of())).energy().provenance())
+        .as("work done elsewhere is the estimate")
+        .isEqualTo(Provenance.Estimator);
+    assertThat(meter.opened).containsExactly(gpuAndPackage, Set.of());
+  }
+}
