@@ -244,6 +244,21 @@ class GateDecideTest {
         .isEqualTo(DenialLabel.EXPIRED);
   }
 
+  /**
+   * The ledger also refuses a decision at or past a link's expiry (its horizon guard), so the test
+   * above holds with the gate's own expiry check gone. This one tells them apart: at the expiry
+   * instant the gate's step 7 answers {@code expired} before the link's later checks, where the
+   * ledger, reached only after them, never would.
+   */
+  @Test
+  void decide_atTheExpiryInstant_isExpired_beforeTheLinksLaterChecks() throws Exception {
+    GrantChain chain = directChain(50_000, ModelIn.of(WEIGHTS_B));
+    GrantRefusedException e =
+        refused(() -> gate().decide(present(chain, REQUEST, 1), REQUEST, Optional.empty(), T_END));
+    assertThat(e.label()).isEqualTo(DenialLabel.EXPIRED);
+    assertThat(e.link()).hasValue(0);
+  }
+
   @Test
   void decide_anExpiredRootExpiresTheWholeChain() throws Exception {
     GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END);

@@ -235,6 +235,81 @@ class Ed25519Test {
     assertThat(accepted).as("small-order keys accepted").isEmpty();
   }
 
+  /** 2^255 − 19, the field's prime: a key's or an R's y is written below it (RFC 8032 §5.1.2). */
+  private static final java.math.BigInteger P =
+      java.math.BigInteger.TWO.pow(255).subtract(java.math.BigInteger.valueOf(19));
+
+  /** The 32-byte point encoding of {@code y} (little-endian), with x's sign in bit 255. */
+  private static byte[] pointEncoding(java.math.BigInteger y, boolean xNegative) {
+    byte[] big = y.toByteArray();
+    byte[] out = new byte[32];
+    for (int i = 0; i < 32 && i < big.length; i++) {
+      out[i] = big[big.length - 1 - i];
+    }
+    if (xNegative) {
+      out[31] |= (byte) 0x80;
+    }
+    return out;
+  }
+
+  @Test
+  void verificationKey_inANonCanonicalEncoding_refusesAsInvalidKey() {
+    // SPEC.md 10.4: a key is the canonical encoding of its point. y = p + r for r in 0..18 still
+    // fits in 255 bits; twelve of those r are y values of curve points, ten of them of large order
+    // (r = 3, 4, 5, 6, 9, 10, 14, 15, 16, 18), so a decoder that reduced y modulo p would take
+    // each as a second 32-byte name, and a second did:key, for the key with y = r. And x = 0 (y =
+    // 1 or y = p − 1) has no negative: those two with the sign bit set are no encoding at all.
+    List<String> accepted = new ArrayList<>();
+    for (int r = 0; r <= 18; r++) {
+      for (boolean negative : new boolean[] {false, true}) {
+        byte[] key = pointEncoding(P.add(java.math.BigInteger.valueOf(r)), negative);
+        acceptedOrInvalid(key, accepted);
+      }
+    }
+    acceptedOrInvalid(pointEncoding(java.math.BigInteger.ONE, true), accepted);
+    acceptedOrInvalid(pointEncoding(P.subtract(java.math.BigInteger.ONE), true), accepted);
+    assertThat(accepted).as("non-canonical keys accepted").isEmpty();
+  }
+
+  private static void acceptedOrInvalid(byte[] key, List<String> accepted) {
+    try {
+      VerificationKey.of(key);
+      accepted.add(HEX.formatHex(key));
+    } catch (SignatureException e) {
+      assertThat(e.reason())
+          .as(HEX.formatHex(key))
+          .isEqualTo(SignatureException.Reason.INVALID_KEY);
+    }
+  }
+
+  @Test
+  void verify_whenRIsNotCanonicallyEncoded_refuses_thoughTheSameRCanonicallyEncodedVerifies()
+      throws Exception {
+    // Made by hand with TEST 1's key over "mesh": R is the identity point, and S = k·a mod L with
+    // k = SHA-512(R's bytes ‖ A ‖ M) over the R bytes as written, so [S]B = R + [k]A holds for each
+    // encoding of R. RFC 8032 §5.1.7 (and SPEC.md 30 §4: the verifier refuses a non-canonical R)
+    // has decoding fail first for y = p + 1 and for x = 0 marked negative; only the canonical one
+    // verifies, which shows the refusals are the encoding's and not the point's.
+    VerificationKey key = VerificationKey.of(vector("TEST 1").publicKey());
+    byte[] msg = "mesh".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    key.verify(
+        msg,
+        HEX.parseHex(
+            "0100000000000000000000000000000000000000000000000000000000000000"
+                + "ef3529237971f3acd3aaa5bc6280b553bb9f3d4400a7da3db6f5969422fa3901"));
+    byte[] yPlusP =
+        HEX.parseHex(
+            "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
+                + "9f82be2d119223ce6f4627406841818879e321fc50dc8a672236ee0e75a22508");
+    byte[] negativeZero =
+        HEX.parseHex(
+            "0100000000000000000000000000000000000000000000000000000000000080"
+                + "7b74cf17c4e3e12e917015e211e0515a2684e1dc06030623d2c521e5a2292f08");
+    assertThat(refusal(key, msg, yPlusP)).isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+    assertThat(refusal(key, msg, negativeZero))
+        .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+  }
+
   @Test
   void signingKey_toString_neverShowsTheSeed() {
     Vector v = vector("TEST 1");

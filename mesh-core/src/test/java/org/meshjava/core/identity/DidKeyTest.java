@@ -206,6 +206,21 @@ class DidKeyTest {
   }
 
   @Test
+  void parse_ofAKeyWrittenWithYAboveP_refusesAsInvalidKey_soAKeyHasOneDidKey() {
+    // y = p + 3 reduces to y = 3, a point of large order; read modulo p it would be a second
+    // did:key for that point's key, one DidKey.equals (which compares the text) would tell apart.
+    BigInteger p = BigInteger.TWO.pow(255).subtract(BigInteger.valueOf(19));
+    byte[] big = p.add(BigInteger.valueOf(3)).toByteArray();
+    byte[] raw = new byte[34];
+    raw[0] = (byte) 0xed;
+    raw[1] = 0x01;
+    for (int i = 0; i < 32; i++) {
+      raw[2 + i] = big[big.length - 1 - i];
+    }
+    assertThat(refusal("did:key:z" + base58ByHand(raw))).isEqualTo(Reason.INVALID_KEY);
+  }
+
+  @Test
   void parse_onRandomStrings_refusesTyped_neverThrowsOtherwise() {
     Random random = new Random(0xBADD1DL);
     String chars = ALPHABET + "0OIl:+/= \u00e9\u0000";
