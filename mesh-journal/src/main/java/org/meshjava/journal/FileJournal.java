@@ -585,7 +585,7 @@ public final class FileJournal implements Journal {
       throw e;
     } catch (IOException e) {
       locked.release();
-      throw io("cannot recover", path, e);
+      throw recoveryRefused(real, path, e);
     } finally {
       OPENING.remove();
     }
@@ -718,6 +718,18 @@ public final class FileJournal implements Journal {
         + " and to its segment folder "
         + JournalSegments.directory(path)
         + ", or run as the user who owns them";
+  }
+
+  /**
+   * The refusal of an opening of the journal whose file is {@code real} that {@code e} failed as it
+   * settled what an archive stopped midway left ({@code at}: the journal, for its {@code
+   * .archiving} copy, or a pending segment). A denied one says what to do, as a denied archive
+   * does: the files to remove or name lie in the journal's folder and its segment folder, and an
+   * operator told "cannot recover J: permission denied: J.archiving" alone had to guess which
+   * folder to open up.
+   */
+  static JournalException recoveryRefused(Path real, Path at, IOException e) {
+    return refused("cannot recover", at, e, archiveDenied(real));
   }
 
   /**
@@ -1166,7 +1178,7 @@ public final class FileJournal implements Journal {
         }
         forcer.forceDirectory(JournalSegments.directory(path));
       } catch (IOException e) {
-        throw io("cannot recover", pending, e);
+        throw recoveryRefused(real, pending, e);
       }
     }
   }

@@ -98,6 +98,35 @@ class FileJournalPermissionDeniedTest {
   }
 
   /**
+   * A start (or a {@code mesh journal} command) that finds what an archive killed midway left
+   * beside the journal, and may not remove it: the journal's folder is another user's. Regression:
+   * it was refused "cannot recover J: permission denied: J.archiving" and stopped there. Seen run
+   * as another user; staged here by asking for the refusal the removal's failure becomes, as root
+   * may remove anything.
+   */
+  @Test
+  void aKilledArchivesCopyThatCannotBeRemoved_saysWhatToDo() throws Exception {
+    Path folder = dir.toRealPath();
+    Path journal = folder.resolve("j.journal");
+    Path copy = folder.resolve("j.journal" + JournalOwnedName.ARCHIVING);
+    JournalException e =
+        FileJournal.recoveryRefused(journal, journal, new AccessDeniedException(copy.toString()));
+    assertRefused(
+        () -> {
+          throw e;
+        },
+        "cannot recover "
+            + journal
+            + ": permission denied: "
+            + copy
+            + "; grant this user write access to the journal's folder "
+            + folder
+            + " and to its segment folder "
+            + org.meshjava.journal.internal.JournalSegments.directory(journal)
+            + ", or run as the user who owns them");
+  }
+
+  /**
    * A forcer that forces as the OS one does and refuses to make {@code folder} or any folder in it,
    * as a folder owned by another user does: {@code AccessDeniedException} naming {@code folder}.
    * Other folders are made as the OS forcer makes them.
