@@ -585,7 +585,7 @@ public final class FileJournal implements Journal {
       throw e;
     } catch (IOException e) {
       locked.release();
-      throw io("cannot recover", path, e);
+      throw recoveryRefused(real, path, e);
     } finally {
       OPENING.remove();
     }
@@ -701,11 +701,47 @@ public final class FileJournal implements Journal {
    * folder or a folder above was at fault.
    */
   private static JournalException openRefused(Path path, IOException e) {
-    JournalException refused = io("cannot open", path, e);
-    String remedy = FailureWords.remedyIfDenied(e, OPEN_DENIED_REMEDY);
-    return remedy.isEmpty()
+    return refused("cannot open", path, e, OPEN_DENIED_REMEDY);
+  }
+
+  /**
+   * What a denied archive of the journal at {@code path} says to do. An archive writes beside the
+   * journal (its marker, the marker's twin, the live file's new beginning) and in its segment
+   * folder, so both must be writable; "permission denied" and a path alone left an operator to
+   * guess which (the journal's file itself was writable, or the archive's opening would have been
+   * refused first).
+   */
+  private static String archiveDenied(Path path) {
+    Path folder = path.toAbsolutePath().getParent();
+    return "grant this user write access to the journal's folder "
+        + (folder == null ? path : folder)
+        + " and to its segment folder "
+        + JournalSegments.directory(path)
+        + ", or run as the user who owns them";
+  }
+
+  /**
+   * The refusal of an opening of the journal whose file is {@code real} that {@code e} failed as it
+   * settled what an archive stopped midway left ({@code at}: the journal, for its {@code
+   * .archiving} copy, or a pending segment). A denied one says what to do, as a denied archive
+   * does: the files to remove or name lie in the journal's folder and its segment folder, and an
+   * operator told "cannot recover J: permission denied: J.archiving" alone had to guess which
+   * folder to open up.
+   */
+  static JournalException recoveryRefused(Path real, Path at, IOException e) {
+    return refused("cannot recover", at, e, archiveDenied(real));
+  }
+
+  /**
+   * The {@code IO} refusal ({@link #io}) of {@code what} on {@code path} that {@code e} failed,
+   * followed by {@code remedy} where {@code e} is a permission denied.
+   */
+  private static JournalException refused(String what, Path path, IOException e, String remedy) {
+    JournalException refused = io(what, path, e);
+    String ifDenied = FailureWords.remedyIfDenied(e, remedy);
+    return ifDenied.isEmpty()
         ? refused
-        : new JournalException(refused.reason(), refused.detail() + remedy, e);
+        : new JournalException(refused.reason(), refused.detail() + ifDenied, e);
   }
 
   /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */
@@ -1142,7 +1178,7 @@ public final class FileJournal implements Journal {
         }
         forcer.forceDirectory(JournalSegments.directory(path));
       } catch (IOException e) {
-        throw io("cannot recover", pending, e);
+        throw recoveryRefused(real, pending, e);
       }
     }
   }
@@ -1870,7 +1906,7 @@ public final class FileJournal implements Journal {
       // and the steward's next start needs it for its first record.
       removeQuietly(tmp, e);
       removeQuietly(pending, e);
-      throw io("cannot archive", j.path, e);
+      throw refused("cannot archive", j.path, e, archiveDenied(j.path));
     }
     // From here the live file no longer holds the archived records, so the pending segment, which
     // does, stays whatever fails: the next opening finishes it, as it finds the live file cut.

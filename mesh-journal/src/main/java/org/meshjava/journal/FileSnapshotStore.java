@@ -92,7 +92,32 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** As {@link #FileSnapshotStore(Path, Forcer, long)}, calling {@code sizeChecked} as it reads. */
   FileSnapshotStore(Path dir, Forcer forcer, long maxBytes, SizeChecked sizeChecked) {
+    this(dir, forcer, maxBytes, sizeChecked, SequenceFiles::list);
+  }
+
+  /**
+   * How the store lists its snapshot files: {@link SequenceFiles#list()}, but a seam, like {@link
+   * SizeChecked}, so a test can fail the listing as a folder this user may not read does (tests run
+   * as root, whom no folder denies).
+   */
+  @FunctionalInterface
+  interface Listing {
+    /** The snapshot files in {@code files}' folder, oldest first. */
+    List<Path> list(SequenceFiles files) throws IOException;
+  }
+
+  // See Listing.
+  private final Listing listing;
+
+  /** A store in {@code dir} that lists its files through {@code listing}. */
+  FileSnapshotStore(Path dir, Listing listing) {
+    this(dir, Forcer.OS, Snapshot.MAX_BYTES, file -> {}, listing);
+  }
+
+  private FileSnapshotStore(
+      Path dir, Forcer forcer, long maxBytes, SizeChecked sizeChecked, Listing listing) {
     this.sizeChecked = Objects.requireNonNull(sizeChecked, "sizeChecked");
+    this.listing = Objects.requireNonNull(listing, "listing");
     this.dir = Objects.requireNonNull(dir, "dir");
     this.files = new SequenceFiles(dir, SUFFIX);
     this.unfinished = new SequenceFiles(dir, SUFFIX + TMP);
@@ -631,7 +656,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** The snapshot files, oldest first. */
   List<Path> files() throws IOException {
-    return files.list();
+    return listing.list(files);
   }
 
   @Override

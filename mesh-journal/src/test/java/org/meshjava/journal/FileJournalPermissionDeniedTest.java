@@ -65,8 +65,71 @@ class FileJournalPermissionDeniedTest {
   }
 
   /**
-   * A forcer that forces as the OS one does and refuses to make any folder, as a folder owned by
-   * another user does: {@code AccessDeniedException} naming {@code folder}.
+   * An archive whose journal opens but whose segment folder cannot be made (the journal's folder
+   * owned by another user, the journal file alone this user's). Regression: it was refused "cannot
+   * archive J: permission denied: J.segments" and stopped there, unlike a denied opening or
+   * snapshot save, which say what to do. Nothing is moved: every record stays in the live file.
+   */
+  @Test
+  void anArchiveWhoseSegmentFolderCannotBeMade_saysWhatToDo() throws Exception {
+    Path folder = dir.toRealPath();
+    Path journal = folder.resolve("j.journal");
+    FileJournalStreamTest.journal(journal, 6);
+    java.util.List<byte[]> lines = LiveFileOlderThanArchiveTest.lines(journal);
+    Path segments = org.meshjava.journal.internal.JournalSegments.directory(journal);
+    assertRefused(
+        () ->
+            FileJournal.archive(
+                journal,
+                JournalArchiveTest.positionAt(lines, 3, -1),
+                new java.util.HashMap<>(),
+                denyingFolders(segments)),
+        "cannot archive "
+            + journal
+            + ": permission denied: "
+            + segments
+            + "; grant this user write access to the journal's folder "
+            + folder
+            + " and to its segment folder "
+            + segments
+            + ", or run as the user who owns them");
+    assertThat(segments).doesNotExist();
+    assertThat(FileJournalStreamTest.scan(journal, JournalPosition.GENESIS)).hasSize(6);
+  }
+
+  /**
+   * A start (or a {@code mesh journal} command) that finds what an archive killed midway left
+   * beside the journal, and may not remove it: the journal's folder is another user's. Regression:
+   * it was refused "cannot recover J: permission denied: J.archiving" and stopped there. Seen run
+   * as another user; staged here by asking for the refusal the removal's failure becomes, as root
+   * may remove anything.
+   */
+  @Test
+  void aKilledArchivesCopyThatCannotBeRemoved_saysWhatToDo() throws Exception {
+    Path folder = dir.toRealPath();
+    Path journal = folder.resolve("j.journal");
+    Path copy = folder.resolve("j.journal" + JournalOwnedName.ARCHIVING);
+    JournalException e =
+        FileJournal.recoveryRefused(journal, journal, new AccessDeniedException(copy.toString()));
+    assertRefused(
+        () -> {
+          throw e;
+        },
+        "cannot recover "
+            + journal
+            + ": permission denied: "
+            + copy
+            + "; grant this user write access to the journal's folder "
+            + folder
+            + " and to its segment folder "
+            + org.meshjava.journal.internal.JournalSegments.directory(journal)
+            + ", or run as the user who owns them");
+  }
+
+  /**
+   * A forcer that forces as the OS one does and refuses to make {@code folder} or any folder in it,
+   * as a folder owned by another user does: {@code AccessDeniedException} naming {@code folder}.
+   * Other folders are made as the OS forcer makes them.
    */
   static Forcer denyingFolders(Path folder) {
     return new Forcer() {
@@ -77,6 +140,10 @@ class FileJournalPermissionDeniedTest {
 
       @Override
       public void createDirectories(Path d) throws IOException {
+        if (!d.toAbsolutePath().startsWith(folder.toAbsolutePath())) {
+          Forcer.super.createDirectories(d);
+          return;
+        }
         throw new AccessDeniedException(folder.toString());
       }
     };

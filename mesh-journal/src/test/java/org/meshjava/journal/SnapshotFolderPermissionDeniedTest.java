@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * denied journal is. Regression: a save into a folder owned by another user said "cannot write
  * .../00000000000000000020.snapshot: .../snaps" (the JDK's message, the path alone), and a denied
  * read "cannot read the latest snapshot ...: AccessDeniedException". The tests run as root in CI,
- * where nothing is denied, so the denial is staged at the store's seams: making the folder, and the
- * read after a file's size check.
+ * where nothing is denied, so the denial is staged at the store's seams: making the folder, listing
+ * it, and the read after a file's size check.
  */
 class SnapshotFolderPermissionDeniedTest {
   @TempDir Path tmp;
@@ -81,6 +81,34 @@ class SnapshotFolderPermissionDeniedTest {
     // Refused without a trace: the snapshot reads as soon as access is given.
     assertThat(new FileSnapshotStore(dir).latest()).isPresent();
     assertThat(Files.exists(latest)).isTrue();
+  }
+
+  /**
+   * The listing that finds the latest snapshot is denied first where the folder itself may not be
+   * read: every read (a steward's start, {@code mesh journal verify}, an archive) says so, and what
+   * to do, as a denied snapshot file does.
+   */
+  @Test
+  void aSnapshotFolderThatCannotBeListed_saysWhatToDo() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    new FileSnapshotStore(dir).save(FileSnapshotStoreTest.at(10));
+    FileSnapshotStore store =
+        new FileSnapshotStore(
+            dir,
+            files -> {
+              throw new AccessDeniedException(files.directory().toString());
+            });
+    String detail =
+        "cannot read "
+            + dir
+            + ": permission denied; grant this user read access to the snapshot folder "
+            + dir
+            + " and the snapshots in it, or run as the user who owns them";
+    assertRefused(store::latest, detail);
+    assertRefused(store::latestHeader, detail);
+    assertRefused(store::latestMapping, detail);
+    // Refused without a trace: the snapshot reads as soon as access is given.
+    assertThat(new FileSnapshotStore(dir).latest()).isPresent();
   }
 
   private static void assertRefused(ThrowingCallable call, String detail) {

@@ -135,12 +135,32 @@ public final class JournalSegments {
       out.sort(
           java.util.Comparator.comparingLong(Segment::firstSeq).thenComparing(Segment::pending));
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO,
-          "cannot list " + directory(journal) + ": " + FailureWords.about(directory(journal), e),
-          e);
+      throw listRefused(journal, e);
     }
     return out;
+  }
+
+  /**
+   * The {@code IO} refusal of a listing of the segment folder of the journal at {@code journal}
+   * that {@code e} failed. A denied one also says what to do: every read that needs the segments (a
+   * start from genesis, {@code mesh journal verify}, a check of the records a snapshot covers)
+   * lists the folder first, and "permission denied" alone left an operator to guess whether the
+   * folder or a segment in it was at fault, and what to change.
+   */
+  static JournalException listRefused(Path journal, IOException e) {
+    Path folder = directory(journal);
+    return new JournalException(
+        JournalException.Reason.IO,
+        "cannot list "
+            + folder
+            + ": "
+            + FailureWords.about(folder, e)
+            + FailureWords.remedyIfDenied(
+                e,
+                "grant this user read access to the segment folder "
+                    + folder
+                    + " and the segments in it, or run as the user who owns them"),
+        e);
   }
 
   /**
