@@ -13,9 +13,112 @@ import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.crypto.VerificationKey;
+import org.meshjava.core.identity.DidKey;
 
+/**
+ * The gate remembers the chains it has verified (by every link's id, the BLAKE3 of the link's
+ * signed envelope), so the links' signatures are checked once per chain, not per request. These
+ * tests hold what that memo may not skip: a link differing in one bit from a remembered one, in its
+ * issuer's key, its signed grant or its signature, is verified afresh and refused; and everything
+ * that depends on the decision (window, revocation) is checked on every request, warm or not.
+ */
 class GateChainCacheTest {
+  /** A root link with one bit of its signature flipped, behind a remembered chain's leaf. */
+  @Test
+  void aRememberedChain_withOneBitOfARootSignatureFlipped_isRefused() throws Exception {
+    Gate gate = Fixture.gate();
+    GrantChain chain = rememberedTwoLinkChain(gate);
+    byte[] signature = chain.root().signature();
+    signature[17] ^= 0x08;
+    assertRootRefused(gate, SignedGrant.of(chain.root().grant(), signature), chain);
+  }
+
+  /** A root link whose signed grant differs in one bit (its budget), signature unchanged. */
+  @Test
+  void aRememberedChain_withOneBitOfARootGrantFlipped_isRefused() throws Exception {
+    Gate gate = Fixture.gate();
+    GrantChain chain = rememberedTwoLinkChain(gate);
+    Grant g = chain.root().grant();
+    Grant flipped =
+        new Grant(
+            g.issuer(),
+            g.subject(),
+            g.actions(),
+            g.resources(),
+            g.budgetUj() ^ 1,
+            g.notBefore(),
+            g.expiry(),
+            g.caveats(),
+            g.parent());
+    assertRootRefused(gate, SignedGrant.of(flipped, chain.root().signature()), chain);
+  }
+
+  /**
+   * A root link naming an issuer key one bit away from the real one (the first such bit that gives
+   * a valid curve point), grant and signature otherwise unchanged.
+   */
+  @Test
+  void aRememberedChain_withOneBitOfTheRootIssuersKeyFlipped_isRefused() throws Exception {
+    Gate gate = Fixture.gate();
+    GrantChain chain = rememberedTwoLinkChain(gate);
+    Grant g = chain.root().grant();
+    Grant flipped =
+        new Grant(
+            oneBitAway(g.issuer()),
+            g.subject(),
+            g.actions(),
+            g.resources(),
+            g.budgetUj(),
+            g.notBefore(),
+            g.expiry(),
+            g.caveats(),
+            g.parent());
+    assertRootRefused(gate, SignedGrant.of(flipped, chain.root().signature()), chain);
+  }
+
+  /** ORG → CALLER → STEWARD, decided once by {@code gate} so that the chain is remembered. */
+  private static GrantChain rememberedTwoLinkChain(Gate gate) throws Exception {
+    GrantChain chain = Fixture.twoLinkChain(10_000);
+    gate.release(Fixture.decide(gate, Fixture.present(chain, Fixture.REQUEST, 1)));
+    return chain;
+  }
+
+  /**
+   * {@code root} in place of the remembered chain's root, the leaf byte for byte the remembered
+   * one, presented by its rightful caller with a fresh nonce: refused as a bad signature of link 0.
+   */
+  private static void assertRootRefused(Gate gate, SignedGrant root, GrantChain remembered)
+      throws Exception {
+    assertThat(root.id()).isNotEqualTo(remembered.root().id());
+    GrantChain altered = new GrantChain(List.of(root, remembered.leaf()));
+    Presentation p = Fixture.present(altered, Fixture.REQUEST, 2);
+    assertThatThrownBy(() -> Fixture.decide(gate, p))
+        .isInstanceOfSatisfying(
+            GrantRefusedException.class,
+            e -> {
+              assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE);
+              assertThat(e.link()).hasValue(0);
+            });
+  }
+
+  /** The identity whose key differs from {@code did}'s in the first bit that keeps it a key. */
+  private static DidKey oneBitAway(DidKey did) {
+    byte[] key = did.verificationKey().bytes();
+    for (int bit = 0; bit < key.length * 8; bit++) {
+      byte[] flipped = key.clone();
+      flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+      try {
+        return DidKey.of(VerificationKey.of(flipped));
+      } catch (SignatureException notAPoint) {
+        // Not a valid point: the next bit.
+      }
+    }
+    throw new AssertionError("no key one bit away from " + did);
+  }
+
   @Test
   void aVerifiedLeafBehindAForgedParent_isStillRefused() throws Exception {
     Instant now = Instant.parse("2026-11-29T12:00:00Z");
