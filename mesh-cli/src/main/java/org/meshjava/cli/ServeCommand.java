@@ -662,6 +662,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       c.refusedBodyDrainBytes().ifPresent(ob::refusedBodyDrainBytes);
       c.refusedBodyDrainSeconds().map(Duration::ofSeconds).ifPresent(ob::refusedBodyDrainTime);
+      c.deliveryTimeoutSeconds().map(Duration::ofSeconds).ifPresent(ob::deliveryTimeout);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {

@@ -53,6 +53,8 @@ import org.meshjava.openai.UpstreamEngine;
  *   "header_deadline_s": 10,        // headers not complete this long after their first byte:
  *                                   // the connection is closed
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
+ *   "delivery_timeout_s": 60,       // and one whose writes waited this long in all, though
+ *                                   // its client reads a little before each write timeout
  *   "engine_deadline_s": 120,       // a serve whose engine takes longer is refused
  *                                   // engine_failed, its grant debited the whole ceiling
  *                                   // (default: none, the engine takes as long as it takes)
@@ -103,6 +105,7 @@ record ServeConfig(
     Optional<Long> bodyDeadlineSeconds,
     Optional<Long> headerDeadlineSeconds,
     Optional<Long> writeTimeoutSeconds,
+    Optional<Long> deliveryTimeoutSeconds,
     Optional<Long> engineDeadlineSeconds,
     Optional<Long> maxConnections,
     Optional<Long> maxBufferedBodyBytes,
@@ -159,6 +162,7 @@ record ServeConfig(
           "body_deadline_s",
           "header_deadline_s",
           "write_timeout_s",
+          "delivery_timeout_s",
           "engine_deadline_s",
           "max_connections",
           "max_buffered_body_bytes",
@@ -308,6 +312,7 @@ record ServeConfig(
           number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
           number(root, "header_deadline_s").map(v -> positiveSeconds("header_deadline_s", v)),
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
+          number(root, "delivery_timeout_s").map(v -> positiveSeconds("delivery_timeout_s", v)),
           number(root, "engine_deadline_s").map(v -> positiveSeconds("engine_deadline_s", v)),
           number(root, "max_connections"),
           number(root, "max_buffered_body_bytes"),

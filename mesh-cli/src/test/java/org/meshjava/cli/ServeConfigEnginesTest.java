@@ -205,7 +205,8 @@ class ServeConfigEnginesTest {
         Map.of(
             "body_deadline_s", ServeConfig::bodyDeadlineSeconds,
             "header_deadline_s", ServeConfig::headerDeadlineSeconds,
-            "write_timeout_s", ServeConfig::writeTimeoutSeconds);
+            "write_timeout_s", ServeConfig::writeTimeoutSeconds,
+            "delivery_timeout_s", ServeConfig::deliveryTimeoutSeconds);
     for (Map.Entry<String, Function<ServeConfig, Optional<Long>>> limit : limits.entrySet()) {
       String key = limit.getKey();
       Function<ServeConfig, Optional<Long>> read = limit.getValue();

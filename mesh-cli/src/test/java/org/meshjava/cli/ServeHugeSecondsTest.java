@@ -27,7 +27,12 @@ class ServeHugeSecondsTest {
   @Test
   void everySecondsKey_aboveAYear_isRefused_namingIt() throws Exception {
     for (String key :
-        List.of("body_deadline_s", "header_deadline_s", "write_timeout_s", "engine_deadline_s")) {
+        List.of(
+            "body_deadline_s",
+            "header_deadline_s",
+            "write_timeout_s",
+            "delivery_timeout_s",
+            "engine_deadline_s")) {
       for (String value : List.of(HUGE, "31536001")) {
         Path c = tmp.resolve("mesh.json");
         Files.writeString(c, "{\"" + key + "\": " + value + "}");

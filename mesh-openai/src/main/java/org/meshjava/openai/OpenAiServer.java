@@ -96,6 +96,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final RefusedBodyDrain.Bounds refusedBodyDrain;
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
+  private final Duration deliveryTimeout;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
 
@@ -117,6 +118,7 @@ public final class OpenAiServer implements AutoCloseable {
     this.refusedBodyDrain =
         new RefusedBodyDrain.Bounds(b.refusedBodyDrainBytes, b.refusedBodyDrainTime);
     this.writeTimeout = b.writeTimeout;
+    this.deliveryTimeout = b.deliveryTimeout;
     if (b.writeTimeout.compareTo(b.idleTimeout) >= 0) {
       throw new IllegalArgumentException(
           "writeTimeout "
@@ -361,6 +363,15 @@ public final class OpenAiServer implements AutoCloseable {
   /** The pool that runs the listeners and every request; for tests. */
   QueuedThreadPool threadPool() {
     return (QueuedThreadPool) jetty.getThreadPool();
+  }
+
+  /**
+   * The API's listener; for tests, such as one that makes the send buffer of the connections it
+   * accepts next small, so that a slow reader makes the server's writes wait within a few of them
+   * rather than after the megabytes the kernel would otherwise let the buffer grow to.
+   */
+  ServerConnector connector() {
+    return connector;
   }
 
   /** The accept queue the API's listener asked the kernel for; for tests. */
@@ -1114,7 +1125,8 @@ public final class OpenAiServer implements AutoCloseable {
       }
       case Reply.Streamed streamed -> {
         response.setStatus(streamed.status());
-        StreamChannel channel = new StreamChannel(request, response, writeTimeout, told);
+        StreamChannel channel =
+            new StreamChannel(request, response, writeTimeout, deliveryTimeout, told);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {
           write(
@@ -1136,6 +1148,14 @@ public final class OpenAiServer implements AutoCloseable {
    * the next send fail, which cancels the engine. A send that the client does not take within the
    * write timeout closes the connection and fails the same way, so a reader that stops cannot keep
    * a serve slot (and its grant's reservation) for longer than that.
+   *
+   * <p>The write timeout alone bounds each send, not the reply: a client that takes each piece just
+   * before it runs out (a few bytes at a time) held its serve for up to {@code max_tokens} write
+   * timeouts. So the time the reply's sends spend waiting for their client is also summed, and once
+   * that sum reaches the delivery timeout the connection is closed as for a reader that stopped.
+   * Only waiting counts: a send the socket takes at once costs nothing, so a client that reads as
+   * fast as the engine produces is never cut, however long the generation runs (the steward's
+   * engine deadline bounds that).
    */
   private static final class StreamChannel implements Reply.Channel {
     private final Request request;
@@ -1145,10 +1165,19 @@ public final class OpenAiServer implements AutoCloseable {
     private boolean started;
     private boolean alive = true;
 
-    StreamChannel(Request request, Response response, Duration writeTimeout, IntConsumer told) {
+    /** What the client may still keep this reply's sends waiting, in nanoseconds. */
+    private long waitLeftNanos;
+
+    StreamChannel(
+        Request request,
+        Response response,
+        Duration writeTimeout,
+        Duration deliveryTimeout,
+        IntConsumer told) {
       this.request = request;
       this.response = response;
       this.writeTimeout = writeTimeout;
+      this.waitLeftNanos = deliveryTimeout.toNanos();
       this.told = told;
     }
 
@@ -1168,15 +1197,25 @@ public final class OpenAiServer implements AutoCloseable {
       return alive;
     }
 
-    /** Writes and waits at most the write timeout; on failure or timeout the connection closes. */
+    /**
+     * Writes and waits at most the write timeout, or what is left of the delivery timeout if that
+     * is less; on failure or timeout the connection closes.
+     */
     private boolean await(boolean last, ByteBuffer bytes) {
       Callback.Completable done = new Callback.Completable();
+      long began = System.nanoTime();
       response.write(last, bytes, done);
+      long limit = Math.min(writeTimeout.toNanos(), waitLeftNanos);
       try {
-        done.get(writeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        done.get(limit, TimeUnit.NANOSECONDS);
+        waitLeftNanos -= System.nanoTime() - began;
         return true;
       } catch (TimeoutException e) {
-        LOG.debug("the client of a stream read nothing for {}; closing it", writeTimeout);
+        if (limit < writeTimeout.toNanos()) {
+          LOG.debug("the client of a stream kept its sends waiting too long in all; closing it");
+        } else {
+          LOG.debug("the client of a stream read nothing for {}; closing it", writeTimeout);
+        }
         request.getConnectionMetaData().getConnection().getEndPoint().close(e);
         return false;
       } catch (ExecutionException e) {
@@ -1426,6 +1465,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration headerDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
+    private Duration deliveryTimeout = Duration.ofSeconds(60);
     private Optional<Integer> maxConnections = Optional.empty();
     private Duration limitedIdleTimeout = LIMITED_IDLE_TIMEOUT;
     private Duration threadIdleTimeout = THREAD_IDLE_TIMEOUT;
@@ -1600,6 +1640,20 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder writeTimeout(Duration v) {
       writeTimeout = positive("writeTimeout", v);
+      return this;
+    }
+
+    /**
+     * How long, in all, the writes of one streamed reply may wait for its client to take them. A
+     * client that reads just often enough to beat the {@linkplain #writeTimeout write timeout} (a
+     * few bytes at a time) is disconnected once its reply's writes have waited this long together,
+     * which stops its serve as a client that hangs up does: the tokens made so far are metered,
+     * sealed and journalled. Time a write does not wait (the socket takes it at once) is not
+     * counted, so a client that keeps up with its engine is never cut. The default is 60 s, the
+     * most {@link #MAX_TIME_LIMIT}; one shorter than the write timeout bounds each write too.
+     */
+    public Builder deliveryTimeout(Duration v) {
+      deliveryTimeout = positive("deliveryTimeout", v);
       return this;
     }
 

@@ -758,12 +758,15 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
    * Whether an {@code error} value says there is none, as both official SDKs take it (a value false
    * in JavaScript and in Python): null (which Foundry Local sends in every reply and chunk), {@code
    * false}, 0 or an empty string. Any other value is an error: an object above all (the shape
-   * OpenAI and vLLM send; the Node SDK fails even an empty one), a message, or {@code true}.
+   * OpenAI and vLLM send; the Node SDK fails even an empty one), a message, or {@code true}. A
+   * number is read as a double, as both SDKs read it: one past a double's range ({@code 1e999}) is
+   * an infinity there, an error, where asking for its decimal value threw (and the serve failed in
+   * the JDK's words, "Infinite or NaN").
    */
   static boolean noError(JsonNode error) {
     return error.isNull()
         || (error.isBoolean() && !error.booleanValue())
-        || (error.isNumber() && error.decimalValue().signum() == 0)
+        || (error.isNumber() && error.doubleValue() == 0)
         || (error.isTextual() && error.textValue().isEmpty());
   }
 

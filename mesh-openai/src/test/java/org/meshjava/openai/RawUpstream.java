@@ -11,12 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback upstream that answers each connection with raw bytes, on its own thread, as its {@link
  * Reply} says: for replies no well-behaved server library would send (interim heads without end, a
  * coding that was not asked for, bytes that are no UTF-8). It reads one request per connection (its
- * head and its {@code Content-Length} body) and keeps the head.
+ * head and its {@code Content-Length} body) and keeps the head; a {@linkplain #keptAlive
+ * kept-alive} one reads more on the same connection, each answered as its number says.
  */
 final class RawUpstream implements AutoCloseable {
   /** What the upstream writes after reading a request. */
@@ -24,9 +26,20 @@ final class RawUpstream implements AutoCloseable {
     void write(OutputStream out) throws Exception;
   }
 
+  /**
+   * What a kept-alive upstream writes after reading request {@code n} (from 0, of any connection).
+   */
+  interface Numbered {
+    void write(int n, OutputStream out) throws Exception;
+  }
+
   /** The head of each request read, in order, as ISO-8859-1 text with its CR LF line ends. */
   final List<String> heads = new CopyOnWriteArrayList<>();
 
+  /** The connections accepted so far. */
+  final AtomicInteger connections = new AtomicInteger();
+
+  private final AtomicInteger requests = new AtomicInteger();
   private final ServerSocket listener;
 
   RawUpstream(Reply reply) throws IOException {
@@ -35,6 +48,19 @@ final class RawUpstream implements AutoCloseable {
 
   /** An upstream on {@code listener}, which may be a TLS one ({@link #base} then says https). */
   RawUpstream(ServerSocket listener, Reply reply) {
+    this(listener, (n, out) -> reply.write(out), false);
+  }
+
+  /**
+   * An upstream on {@code listener} that reads request after request on each connection, until the
+   * client closes it, and answers each as {@code reply} says: for a test of whether a connection is
+   * used again.
+   */
+  static RawUpstream keptAlive(ServerSocket listener, Numbered reply) {
+    return new RawUpstream(listener, reply, true);
+  }
+
+  private RawUpstream(ServerSocket listener, Numbered reply, boolean keepAlive) {
     this.listener = listener;
     Thread.ofPlatform()
         .daemon()
@@ -43,7 +69,8 @@ final class RawUpstream implements AutoCloseable {
               while (!listener.isClosed()) {
                 try {
                   Socket s = listener.accept();
-                  Thread.ofPlatform().daemon().start(() -> answer(s, reply));
+                  connections.incrementAndGet();
+                  Thread.ofPlatform().daemon().start(() -> answer(s, reply, keepAlive));
                 } catch (IOException e) {
                   return;
                 }
@@ -51,11 +78,17 @@ final class RawUpstream implements AutoCloseable {
             });
   }
 
-  private void answer(Socket s, Reply reply) {
+  private void answer(Socket s, Numbered reply, boolean keepAlive) {
     try (s) {
-      heads.add(readRequest(s.getInputStream()));
-      reply.write(s.getOutputStream());
-      s.getOutputStream().flush();
+      do {
+        String head = readRequest(s.getInputStream());
+        if (keepAlive && !head.endsWith("\r\n\r\n")) {
+          return; // the client closed the connection
+        }
+        heads.add(head);
+        reply.write(requests.getAndIncrement(), s.getOutputStream());
+        s.getOutputStream().flush();
+      } while (keepAlive);
     } catch (Exception e) {
       // The client gave up (the point of many tests): nothing more to send.
     }

@@ -27,7 +27,8 @@ class ServerTimeLimitsTest {
           new Setter("bodyDeadline", OpenAiServer.Builder::bodyDeadline),
           new Setter("headerDeadline", OpenAiServer.Builder::headerDeadline),
           new Setter("idleTimeout", OpenAiServer.Builder::idleTimeout),
-          new Setter("writeTimeout", OpenAiServer.Builder::writeTimeout));
+          new Setter("writeTimeout", OpenAiServer.Builder::writeTimeout),
+          new Setter("deliveryTimeout", OpenAiServer.Builder::deliveryTimeout));
 
   private record Setter(String name, BiConsumer<OpenAiServer.Builder, Duration> set) {}
 
@@ -51,7 +52,8 @@ class ServerTimeLimitsTest {
               b.bodyDeadline(most)
                   .headerDeadline(most)
                   .idleTimeout(most)
-                  .writeTimeout(most.minusSeconds(1));
+                  .writeTimeout(most.minusSeconds(1))
+                  .deliveryTimeout(most);
             })) {
       Fixture.Answer served = f.post("/v1/chat/completions", Fixture.chat("hello"));
       assertThat(served.status()).as(served.body()).isEqualTo(200);

@@ -11,9 +11,12 @@ import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -30,9 +33,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.CostProfile;
@@ -237,6 +242,13 @@ class StreamingTest {
    * (with a 10 J ceiling) on a caller's grant of {@link #BUDGET_UJ} to its steward.
    */
   private Granted granted(Path dir, Paced engine, ObjectNode body) throws Exception {
+    return granted(dir, engine, body, s -> {});
+  }
+
+  /** {@link #granted(Path, Paced, ObjectNode)} on a server {@code server} configures. */
+  private Granted granted(
+      Path dir, Paced engine, ObjectNode body, Consumer<OpenAiServer.Builder> server)
+      throws Exception {
     Path journal = dir.resolve("steward.journal");
     f =
         new Fixture(
@@ -248,7 +260,7 @@ class StreamingTest {
                 throw new IllegalStateException(e);
               }
             },
-            s -> {});
+            server);
     SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
     GrantChain chain =
@@ -408,6 +420,67 @@ class StreamingTest {
     Granted granted = granted(dir, engine, body);
     hangUpAfterThreePieces(
         "/v1/responses", body, granted, engine, max, "event: response.output_text.delta"::equals);
+  }
+
+  /**
+   * Regression: a streaming client that takes a few bytes at a time, each write's wait far within
+   * the write timeout, held its serve (and its backend's slot) for as long as the engine had tokens
+   * to give, up to {@code max_tokens} write timeouts. The waits of one reply's writes are summed
+   * now; past the delivery timeout the connection is closed while the client is still reading, the
+   * engine stops, and the serve is settled as for a client that hung up: debited, sealed and
+   * journalled once for the tokens made, no thread left serving. Tagged slow: filling the socket
+   * buffers before the first wait took 5 to 24 s on a loaded two-core machine.
+   */
+  @Test
+  @Tag("slow")
+  void aReaderTakingAFewBytesAtATime_isCutAtTheDeliveryTimeout_andItsServeIsSettledOnce(
+      @TempDir Path dir) throws Exception {
+    Paced engine = new Paced(0, false);
+    int max = 20_000;
+    ObjectNode body = streamed("Trickle me.", max);
+    Granted granted =
+        granted(
+            dir,
+            engine,
+            body,
+            s -> s.writeTimeout(Duration.ofSeconds(5)).deliveryTimeout(Duration.ofMillis(300)));
+    // Small buffers both ends, so that the server's writes wait for this reader within a few
+    // pieces; the kernel would otherwise grow the server's to megabytes first.
+    f.server.connector().setAcceptedSendBufferSize(4096);
+    int busyBefore = f.server.threadPool().getBusyThreads();
+    byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
+    try (Socket slow = new Socket()) {
+      slow.setReceiveBufferSize(4096);
+      slow.connect(new InetSocketAddress("127.0.0.1", f.server.port()));
+      OutputStream out = slow.getOutputStream();
+      out.write(Fixture.chatPostHead(json.length));
+      out.write(json);
+      out.flush();
+      InputStream in = slow.getInputStream();
+      byte[] few = new byte[64];
+      // 64 bytes each 10 ms: a piece (some 200 bytes) waits tens of milliseconds, never the 5 s
+      // write timeout. Only the sum of the waits can end this serve before max_tokens.
+      long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      boolean closed = false;
+      while (!closed && !engine.finished.get() && System.nanoTime() < giveUp) {
+        try {
+          closed = in.read(few) < 0;
+        } catch (SocketException reset) {
+          closed = true;
+        }
+        Thread.sleep(10);
+      }
+      if (closed) {
+        awaitUntil(engine.finished::get); // the server closed first; the engine hears it next
+      }
+      assertThat(engine.finished)
+          .as("the engine stopped while its client was still reading")
+          .isTrue();
+    }
+    int produced = engine.produced.get();
+    assertThat(produced).as("the engine stopped early").isBetween(1, max - 1);
+    noThreadLeftServing(busyBefore);
+    settledOnce(granted, produced);
   }
 
   /**

@@ -71,6 +71,33 @@ class UpstreamErrorEventTest {
     }
   }
 
+  /**
+   * Regression: an error that is a number past a double's range ({@code 1e999}, an infinity to both
+   * SDKs, so an error) threw from the check, and the client read the JDK's words "Infinite or NaN";
+   * it fails as any error does now. One that underflows to zero is none, as 0 is.
+   */
+  @Test
+  void anErrorThatIsANumberPastADouble_failsAsAnError_andOneThatIsZeroIsNone() throws Exception {
+    for (String error : new String[] {"1e999", "-1e999"}) {
+      String reply =
+          "{\"error\":"
+              + error
+              + ",\"choices\":[{\"index\":0,\"message\":{\"content\":\"ab\"}}],"
+              + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+      try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, reply))) {
+        ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Fail.", 8);
+        assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
+            .as(error)
+            .isInstanceOf(EngineException.class)
+            .hasMessage(
+                "the upstream sent an error in its reply (its words are in the server's log)");
+      }
+    }
+    assertThat(UpstreamEngine.noError(Fixture.JSON.readTree("1e-999"))).isTrue();
+    assertThat(UpstreamEngine.noError(Fixture.JSON.readTree("-0.0"))).isTrue();
+    assertThat(UpstreamEngine.noError(Fixture.JSON.readTree("1" + "0".repeat(400)))).isFalse();
+  }
+
   @Test
   void anErrorThatIsNull_isNoError_wholeAndStreamed() throws Exception {
     String reply =
