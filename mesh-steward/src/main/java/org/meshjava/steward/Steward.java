@@ -141,6 +141,13 @@ public final class Steward implements AutoCloseable {
 
   private final DidKey identity;
   private final Router router;
+
+  /**
+   * Logs for the operator what a backend threw while routed, which its candidate's reason leaves
+   * out.
+   */
+  private final JudgingThrows judgingThrows = new JudgingThrows();
+
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Counted down once the first {@link #close} is done; later calls wait for it. */
@@ -1232,8 +1239,11 @@ public final class Steward implements AutoCloseable {
 
   private RouteDecision route(ServeRequest request, AdmissionRule rule) throws ServeException {
     try {
-      return router.route(request, rule);
+      RouteDecision route = router.route(request, rule);
+      judgingThrows.log(route.candidates());
+      return route;
     } catch (NoAdmissibleBackendException e) {
+      judgingThrows.log(e.candidates());
       throw new ServeException(
           ServeException.Reason.NO_ADMISSIBLE_BACKEND,
           String.valueOf(e.getMessage()),
