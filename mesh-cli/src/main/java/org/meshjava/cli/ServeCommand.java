@@ -39,6 +39,7 @@ import org.meshjava.metrics.ServeTimers;
 import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.openai.OpenAiServer;
 import org.meshjava.openai.RequestScope;
+import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.ChainHeadConflictException;
 import org.meshjava.steward.Steward;
@@ -233,6 +234,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    */
   private @Nullable SnapshotFolderClaim snapshotClaim;
 
+  /**
+   * The upstream engines this run built from its configuration, closed once the steward is closed
+   * or the start failed: the steward never closes an engine it is given ({@link
+   * Steward.Builder#backend}), and each holds a share of an HTTP client, one of its own (a thread
+   * pool and a scheduler) where it trusts its own CAs. The local engines are left to the process's
+   * end: their close frees native memory that a serve cut at the drain's end may still be running
+   * in.
+   */
+  private List<UpstreamEngine> upstreams = List.of();
+
   /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
   private final CountDownLatch finished = new CountDownLatch(1);
 
@@ -264,6 +275,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // After the steward's close, which saved its last snapshot, and after a failed start removed
     // the folder made for it.
     first = cleanUp(first, "snapshot folder claim", snapshotClaim);
+    // After the steward's close, which ends every serve through them; each whatever the one before
+    // threw.
+    for (UpstreamEngine upstream : upstreams) {
+      first = cleanUp(first, "upstream engine", upstream);
+    }
     first = cleanUp(first, "finished", finished::countDown);
     if (first instanceof Error error) {
       throw error;
@@ -446,6 +462,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
+    upstreams =
+        c.backends().stream()
+            .filter(UpstreamEngine.class::isInstance)
+            .map(UpstreamEngine.class::cast)
+            .toList();
     if (console) {
       checkConsoleListener(c);
     }

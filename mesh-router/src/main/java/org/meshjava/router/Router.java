@@ -199,11 +199,13 @@ public final class Router {
   /**
    * Weighs one backend. What is asked of it (its cost profile, rating and limits, and any extra
    * rule, which may read its weights or recipe) is its own code: whatever that throws refuses this
-   * one candidate, {@code NOT_PERMITTED} with the throw in its detail, so one broken backend never
-   * fails a request another could serve, and the audit says why it was passed over. A {@link
-   * VirtualMachineError} other than a {@link StackOverflowError} (the heap gone, the JVM broken) is
-   * the process failing, not the backend: it passes, never recorded as a refusal. A stack overflow
-   * is the backend's own recursion, unwound by now, and refuses it as any other throw does.
+   * one candidate, {@code NOT_PERMITTED}, so one broken backend never fails a request another could
+   * serve, and the audit says why it was passed over: that it failed while being judged, for every
+   * reader of the route, and what it threw for the operator alone ({@link
+   * Inadmissibility#thrown()}). A {@link VirtualMachineError} other than a {@link
+   * StackOverflowError} (the heap gone, the JVM broken) is the process failing, not the backend: it
+   * passes, never recorded as a refusal. A stack overflow is the backend's own recursion, unwound
+   * by now, and refuses it as any other throw does.
    */
   private RouteCandidate weigh(
       ServingEngine b, String name, ServeRequest request, AdmissionRule rule) {
@@ -229,16 +231,12 @@ public final class Router {
 
   private static RouteCandidate failedWhileJudged(
       String name, Fidelity rating, long estimate, Throwable e) {
-    // An exception whose message cannot be built still refuses the candidate, named by class.
+    // The throw's words (its Java class, and a message that may name a path or a host the operator
+    // runs) go where only the operator reads them: the candidate's detail is in every route a
+    // client reads. An exception whose message cannot be built is named by its class.
     String words = ThrowableWords.describe(e);
     return new RouteCandidate(
-        name,
-        rating,
-        estimate,
-        Optional.of(
-            new Inadmissibility(
-                Inadmissibility.Kind.NOT_PERMITTED,
-                "not permitted: it failed while being judged: " + oneLine(words))));
+        name, rating, estimate, Optional.of(Inadmissibility.failedWhileJudged(oneLine(words))));
   }
 
   private static Optional<Inadmissibility> judge(
@@ -350,8 +348,8 @@ public final class Router {
   }
 
   /**
-   * A backend's or a rule's words (which may echo a request's {@code model} or an engine's message)
-   * as one safe line: the candidate's detail goes into refusals, logs and JSON replies.
+   * A rule's words (which may echo a request's {@code model}) or a backend's throw as one safe
+   * line: the candidate's detail goes into refusals and JSON replies, its throw into logs.
    */
   private static String oneLine(String s) {
     return OperatorText.oneLine(s);

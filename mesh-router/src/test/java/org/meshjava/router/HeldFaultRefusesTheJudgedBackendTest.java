@@ -86,8 +86,10 @@ class HeldFaultRefusesTheJudgedBackendTest {
         .hasValueSatisfying(
             why -> {
               assertThat(why.kind()).isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
-              assertThat(why.detail())
-                  .contains("it failed while being judged", "unsafe memory access operation");
+              assertThat(why.detail()).isEqualTo("not permitted: it failed while being judged");
+              assertThat(why.thrown())
+                  .hasValueSatisfying(
+                      t -> assertThat(t).contains("unsafe memory access operation"));
             });
     assertThat(d.candidates().get(1).inadmissibility()).isEqualTo(Optional.empty());
   }
@@ -101,8 +103,8 @@ class HeldFaultRefusesTheJudgedBackendTest {
     RouteDecision d = route(true);
 
     assertThat(d.chosen().name()).isEqualTo("healthy");
-    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
-        .contains("unsafe memory access operation");
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().thrown())
+        .hasValueSatisfying(t -> assertThat(t).contains("unsafe memory access operation"));
     assertThat(d.candidates().get(1).inadmissibility()).isEqualTo(Optional.empty());
   }
 }

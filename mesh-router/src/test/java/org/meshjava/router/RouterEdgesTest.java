@@ -122,7 +122,8 @@ class RouterEdgesTest {
     assertThat(refused.fidelity()).isEqualTo(Fidelity.F0);
     assertThat(refused.inadmissibility().orElseThrow().kind())
         .isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
-    assertThat(refused.inadmissibility().orElseThrow().detail()).contains("fidelity()");
+    assertThat(refused.inadmissibility().orElseThrow().thrown())
+        .hasValueSatisfying(t -> assertThat(t).contains("fidelity()"));
   }
 
   @Test
@@ -140,10 +141,8 @@ class RouterEdgesTest {
     RouteCandidate refused = d.candidates().getFirst();
     assertThat(refused.estimateUj()).isZero();
     assertThat(refused.fidelity()).isEqualTo(Fidelity.F0);
-    assertThat(refused.inadmissibility().orElseThrow().detail())
-        .isEqualTo(
-            "not permitted: it failed while being judged: "
-                + "java.lang.IllegalStateException: first second third");
+    assertThat(refused.inadmissibility().orElseThrow().thrown())
+        .hasValue("java.lang.IllegalStateException: first second third");
   }
 
   @Test
@@ -177,7 +176,7 @@ class RouterEdgesTest {
    * A rule's words may echo the request's {@code model} (the steward's model rule does), and an
    * engine's message is its own: neither may carry a line end some reader breaks on (NEL, U+2028,
    * U+2029), a terminal escape or a format character into the candidate's detail, which goes into
-   * refusals, logs and JSON.
+   * refusals and JSON, or its throw, which goes into logs.
    */
   @Test
   void echoedWords_ofARuleOrAnEngine_areOneSafeLine() throws Exception {
@@ -200,10 +199,8 @@ class RouterEdgesTest {
             new IllegalStateException(hostile));
     RouteDecision d =
         new Router(List.of(broken, StubBackend.of("healthy", Fidelity.F2, 10))).route(REQUEST);
-    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
-        .isEqualTo(
-            "not permitted: it failed while being judged: java.lang.IllegalStateException: "
-                + safe);
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().thrown())
+        .hasValue("java.lang.IllegalStateException: " + safe);
   }
 
   /**

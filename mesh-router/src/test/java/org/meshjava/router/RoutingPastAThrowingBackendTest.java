@@ -2,6 +2,7 @@ package org.meshjava.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.List;
 import java.util.Optional;
@@ -17,9 +18,9 @@ import org.meshjava.core.ServeRequest;
 /**
  * §4: what the router asks a backend while weighing it (its cost profile, rating and limits, and an
  * extra rule that reads its weights) is the backend's own code. A throw from it refuses that one
- * candidate, {@code NOT_PERMITTED} with the throw in its detail, and routing goes on; it never
- * fails a request another backend can serve. The JVM failing (an {@code OutOfMemoryError}) passes
- * as it is: it is no verdict on the backend, and no refusal of the request.
+ * candidate, {@code NOT_PERMITTED} with the throw for the operator only, and routing goes on; it
+ * never fails a request another backend can serve. The JVM failing (an {@code OutOfMemoryError})
+ * passes as it is: it is no verdict on the backend, and no refusal of the request.
  */
 class RoutingPastAThrowingBackendTest {
   private static final ServeRequest REQUEST =
@@ -84,15 +85,45 @@ class RoutingPastAThrowingBackendTest {
           .hasValueSatisfying(
               why -> {
                 assertThat(why.kind()).isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
-                assertThat(why.detail())
-                    .isEqualTo(
-                        "not permitted: it failed while being judged:"
-                            + " java.lang.IllegalStateException: "
-                            + which
-                            + " unreadable");
+                assertThat(why.detail()).isEqualTo("not permitted: it failed while being judged");
+                assertThat(why.thrown())
+                    .hasValue("java.lang.IllegalStateException: " + which + " unreadable");
               });
       assertThat(d.justification()).as(which).endsWith(", 1 not permitted");
     }
+  }
+
+  /**
+   * Regression: the candidate's detail carried the throw as Java prints it ("not permitted: it
+   * failed while being judged: java.lang.IllegalStateException: secret /path"), and so did the hint
+   * beside a refusal; both reach a binding's clients (the HTTP binding's 422 and every served
+   * route). The throw's words are the operator's alone now ({@link Inadmissibility#thrown()}).
+   */
+  @Test
+  void aThrowsWords_areInNeitherTheDetailNorTheHint() {
+    Router router =
+        new Router(List.of(new Throws("costProfile", new IllegalStateException("secret /path"))));
+    NoAdmissibleBackendException e =
+        catchThrowableOfType(NoAdmissibleBackendException.class, () -> router.route(REQUEST));
+    Inadmissibility why = e.candidates().getFirst().inadmissibility().orElseThrow();
+    assertThat(why.detail()).isEqualTo("not permitted: it failed while being judged");
+    assertThat(why.thrown()).hasValue("java.lang.IllegalStateException: secret /path");
+    assertThat(e.hint())
+        .isEqualTo(
+            "broken is not admitted by any floor or ceiling (not permitted: it failed while being"
+                + " judged)");
+    assertThat(e.getMessage() + e.candidates()).doesNotContain("secret", "IllegalState");
+  }
+
+  /** Only a candidate refused {@code NOT_PERMITTED} records a throw: the kind its judging gives. */
+  @Test
+  void aThrowOnAnotherKind_isRefused() {
+    assertThatThrownBy(
+            () ->
+                new Inadmissibility(
+                    Inadmissibility.Kind.BELOW_FLOOR, "below floor", Optional.of("thrown")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("only a NOT_PERMITTED candidate records a throw, not BELOW_FLOOR");
   }
 
   /** An extra rule that throws (a rule reading a broken backend's weights) is the same. */
@@ -115,8 +146,8 @@ class RoutingPastAThrowingBackendTest {
             });
 
     assertThat(d.chosen().name()).isEqualTo("healthy");
-    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
-        .contains("it failed while being judged", "weights file unreadable");
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().thrown())
+        .hasValue("java.lang.IllegalStateException: weights file unreadable");
   }
 
   /**
@@ -131,8 +162,8 @@ class RoutingPastAThrowingBackendTest {
         .isInstanceOfSatisfying(
             NoAdmissibleBackendException.class,
             e ->
-                assertThat(e.candidates().getFirst().inadmissibility().orElseThrow().detail())
-                    .contains("rating broke"));
+                assertThat(e.candidates().getFirst().inadmissibility().orElseThrow().thrown())
+                    .hasValue("java.lang.AssertionError: rating broke"));
   }
 
   /**
@@ -168,9 +199,8 @@ class RoutingPastAThrowingBackendTest {
       throw new AssertionError(e);
     }
     assertThat(d.chosen().name()).isEqualTo("healthy");
-    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().detail())
-        .isEqualTo(
-            "not permitted: it failed while being judged: " + unsayable.getClass().getName());
+    assertThat(d.candidates().getFirst().inadmissibility().orElseThrow().thrown())
+        .hasValue(unsayable.getClass().getName());
 
     RuntimeException heapGoneWhileSaid =
         new IllegalStateException() {

@@ -38,7 +38,8 @@ public class MeshAutoConfiguration {
       ObjectProvider<StewardBuilderCustomizer> customizers,
       ApplicationContext context,
       ObjectProvider<SnapshotFolderHold> snapshotFolder,
-      ObjectProvider<CreatedJournalHold> createdJournal) {
+      ObjectProvider<CreatedJournalHold> createdJournal,
+      ObjectProvider<UpstreamEnginesHold> upstreams) {
     MeshPropertyKeys.requireKnown(context.getEnvironment());
     return StewardFromProperties.build(
         properties,
@@ -46,7 +47,17 @@ public class MeshAutoConfiguration {
         customizers.orderedStream().toList(),
         context.getClassLoader(),
         snapshotFolder.getObject(),
-        createdJournal.getObject());
+        createdJournal.getObject(),
+        upstreams.getObject());
+  }
+
+  /**
+   * The upstream engines built from {@code mesh.backends}, closed after the steward closes (see
+   * {@link UpstreamEnginesHold}).
+   */
+  @Bean(destroyMethod = "close")
+  UpstreamEnginesHold meshUpstreamEngines() {
+    return new UpstreamEnginesHold();
   }
 
   /**

@@ -77,6 +77,7 @@ final class StewardFromProperties {
    *
    * @param createdJournal holds the journal file this start creates, if it creates one, until the
    *     application has started: it is removed if the start fails first
+   * @param upstreams holds the upstream engines built here, to be closed after the steward
    * @throws IllegalStateException naming the property at fault, or if there is no backend at all;
    *     whatever the start throws, it leaves no journal open behind it, nor a journal file it made
    */
@@ -86,14 +87,19 @@ final class StewardFromProperties {
       List<StewardBuilderCustomizer> customizers,
       @Nullable ClassLoader classLoader,
       SnapshotFolderHold snapshotFolder,
-      CreatedJournalHold createdJournal) {
+      CreatedJournalHold createdJournal,
+      UpstreamEnginesHold upstreams) {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
       MeshProperties.Backend b = p.backends().get(i);
       String where = "mesh.backends[" + i + "]";
       try {
-        backends.add(engine(b, where));
+        ServingEngine engine = engine(b, where);
+        if (engine instanceof UpstreamEngine upstream) {
+          upstreams.hold(upstream);
+        }
+        backends.add(engine);
         caps.add(cap(b));
       } catch (IllegalArgumentException e) {
         // A builder's refusal names its own setting (maxConcurrentServes must be positive: 0), not

@@ -141,6 +141,13 @@ public final class Steward implements AutoCloseable {
 
   private final DidKey identity;
   private final Router router;
+
+  /**
+   * Logs for the operator what a backend threw while routed, which its candidate's reason leaves
+   * out.
+   */
+  private final JudgingThrows judgingThrows = new JudgingThrows();
+
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Counted down once the first {@link #close} is done; later calls wait for it. */
@@ -1111,9 +1118,9 @@ public final class Steward implements AutoCloseable {
    * Releases what the steward owns: the journal (and its lock) and its lease on a discovered meter
    * (the meter closes with the last steward that shares it), after signing and journalling a last
    * checkpoint of the transparency log so a restart checks every receipt, and, when it keeps
-   * snapshots, writing a last one so a restart replays nothing. From then on every serve is refused
-   * ({@link ServeException.Reason#NOT_RECORDED}) before any engine runs. Closing again does nothing
-   * more.
+   * snapshots, writing a last one so a restart replays nothing. Not its backends, which stay their
+   * caller's to close ({@link Builder#backend}). From then on every serve is refused ({@link
+   * ServeException.Reason#NOT_RECORDED}) before any engine runs. Closing again does nothing more.
    *
    * <p>Serves in flight are let finish first, for at most {@link Builder#closeGrace} (30 s by
    * default): each is metered, debited, sealed and journalled as any other, while a serve that
@@ -1232,8 +1239,11 @@ public final class Steward implements AutoCloseable {
 
   private RouteDecision route(ServeRequest request, AdmissionRule rule) throws ServeException {
     try {
-      return router.route(request, rule);
+      RouteDecision route = router.route(request, rule);
+      judgingThrows.log(route.candidates());
+      return route;
     } catch (NoAdmissibleBackendException e) {
+      judgingThrows.log(e.candidates());
       throw new ServeException(
           ServeException.Reason.NO_ADMISSIBLE_BACKEND,
           String.valueOf(e.getMessage()),
@@ -1292,7 +1302,14 @@ public final class Steward implements AutoCloseable {
       return DidKey.of(key.verificationKey());
     }
 
-    /** Registers a backend; registration order breaks routing ties (§4). */
+    /**
+     * Registers a backend; registration order breaks routing ties (§4). The engine stays the
+     * caller's, as a meter given to {@link #meter} does: closing the steward does not close it,
+     * since an engine may serve several stewards, or outlive one (a steward rebuilt over the same
+     * engines). One that holds resources ({@code AutoCloseable}: an upstream engine's HTTP client,
+     * a local model's native session) is closed by its caller once every steward routing to it is
+     * closed, as {@code mesh serve} closes the upstream engines it builds.
+     */
     public Builder backend(ServingEngine engine) {
       backends.add(Objects.requireNonNull(engine, "engine"));
       return this;

@@ -8,6 +8,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.router.Inadmissibility;
 
 /**
  * A backend whose {@code weights()} or {@code recipe()} throws is asked while the request is being
@@ -69,6 +70,8 @@ class RoutingPastABrokenBackendTest {
 
   /**
    * With the broken backend alone, a granted serve is refused as routing refuses, nothing spent.
+   * What the backend threw is the operator's: in its candidate's {@code thrown} and the steward's
+   * log (at WARN once a backend), never in the reason a client reads.
    */
   @Test
   void aBrokenBackendAlone_isRefusedAtRouting_andNothingIsDebited() throws Exception {
@@ -77,14 +80,35 @@ class RoutingPastABrokenBackendTest {
     GrantChain chain = f.chain(BUDGET);
     try (Steward s = f.bare(new DurableMemoryJournal()).backend(broken).build()) {
       ServeRequest req = GrantFixture.request("alone", 3, CEILING);
-      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(ServeException.Reason.NO_ADMISSIBLE_BACKEND);
-                assertThat(e.candidates().getFirst().inadmissibility().orElseThrow().detail())
-                    .contains("weights file unreadable");
-              });
+      String log =
+          SnapshotterFailureWordsTest.logOf(
+              () ->
+                  assertThatThrownBy(
+                          () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+                      .isInstanceOfSatisfying(
+                          ServeException.class,
+                          e -> {
+                            assertThat(e.reason())
+                                .isEqualTo(ServeException.Reason.NO_ADMISSIBLE_BACKEND);
+                            Inadmissibility why =
+                                e.candidates().getFirst().inadmissibility().orElseThrow();
+                            assertThat(why.detail())
+                                .isEqualTo("not permitted: it failed while being judged");
+                            assertThat(why.thrown())
+                                .hasValueSatisfying(
+                                    t -> assertThat(t).contains("weights file unreadable"));
+                          }));
+      assertThat(log)
+          .contains("WARN")
+          .contains("backend broken failed while being judged, so it was passed over: ")
+          .contains("weights file unreadable");
+      ServeRequest again = GrantFixture.request("alone again", 3, CEILING);
+      String later =
+          SnapshotterFailureWordsTest.logOf(
+              () ->
+                  assertThatThrownBy(() -> s.serve(again, GrantFixture.payload(again)))
+                      .isInstanceOf(ServeException.class));
+      assertThat(later).as("a backend's later throws are at debug").doesNotContain("WARN");
       assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
     }
   }
