@@ -85,6 +85,7 @@ class PostgresFailoverTest {
     Steward a = start("a", url, keyFile, config, true);
     load(a, grant, callerKey, 20);
     AtomicBoolean stop = new AtomicBoolean();
+    int loaded = acknowledged.size();
     ExecutorService pool = Executors.newFixedThreadPool(3);
     for (int i = 0; i < 3; i++) {
       pool.submit(
@@ -95,7 +96,8 @@ class PostgresFailoverTest {
             return null;
           });
     }
-    Thread.sleep(300);
+    // The three are under way once a few of theirs are acknowledged.
+    awaitAcknowledged(a, loaded + 6);
     a.process().destroyForcibly(); // SIGKILL, mid-load
     a.process().waitFor();
     stop.set(true);
@@ -234,6 +236,15 @@ class PostgresFailoverTest {
       assertThat(System.nanoTime()).as(Files.readString(s.log())).isLessThan(deadline);
       HttpResponse<String> r = post(s, grant, caller);
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+  }
+
+  /** Waits until {@code n} receipts in all are acknowledged, by serves of other threads. */
+  private void awaitAcknowledged(Steward s, int n) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (acknowledged.size() < n) {
+      assertThat(System.nanoTime()).as(Files.readString(s.log())).isLessThan(deadline);
+      Thread.sleep(5);
     }
   }
 

@@ -29,6 +29,13 @@ class BackendBusyTest {
   static final class OneAtATime implements ServingEngine {
     final CountDownLatch release = new CountDownLatch(1);
     final CountDownLatch entered = new CountDownLatch(1);
+
+    /**
+     * Counted down by each serve that reaches the engine, before it waits for the one running: a
+     * serve that got here holds a slot, running or waiting.
+     */
+    final CountDownLatch arrived = new CountDownLatch(2);
+
     final ReferenceEngine inner =
         ReferenceEngine.builder()
             .name("serial")
@@ -67,14 +74,17 @@ class BackendBusyTest {
     }
 
     @Override
-    public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt) {
-      entered.countDown();
-      try {
-        release.await(20, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    public EngineResult serve(ServeRequest request, TokenSequence prompt) {
+      arrived.countDown();
+      synchronized (this) {
+        entered.countDown();
+        try {
+          release.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return inner.serve(request, prompt);
       }
-      return inner.serve(request, prompt);
     }
   }
 
@@ -89,7 +99,9 @@ class BackendBusyTest {
       Future<ServeResult> running = pool.submit(() -> s.serve(toSerial, prompt));
       assertThat(serial.entered.await(10, TimeUnit.SECONDS)).isTrue();
       Future<ServeResult> queued = pool.submit(() -> s.serve(toSerial, prompt));
-      Thread.sleep(200); // let it take the queue's one slot
+      assertThat(serial.arrived.await(10, TimeUnit.SECONDS))
+          .as("the second serve took the queue's one slot")
+          .isTrue();
       ServeException busy = null;
       try {
         s.serve(toSerial, prompt);
