@@ -55,18 +55,25 @@ class FoldersDeniedForRealTest {
         SettledSegmentCutForcedTest.archivedOnce(
             Files.createDirectory(base.resolve("c")).resolve("j.log"));
 
+    // A segment it may not read, in a folder it may list.
+    Path unreadable =
+        SettledSegmentCutForcedTest.archivedOnce(
+            Files.createDirectory(base.resolve("d")).resolve("j.log"));
+    Path segment = JournalSegments.file(unreadable, 0);
+
     List<Path> denied =
         List.of(
             copied.getParent(),
             JournalSegments.directory(cut),
-            JournalSegments.directory(archived));
-    List<String> modes = List.of("r-xr-xr-x", "r-xr-xr-x", "---------");
+            JournalSegments.directory(archived),
+            segment);
+    List<String> modes = List.of("r-xr-xr-x", "r-xr-xr-x", "---------", "---------");
     List<String> lines;
     try {
       for (int i = 0; i < denied.size(); i++) {
         Files.setPosixFilePermissions(denied.get(i), PosixFilePermissions.fromString(modes.get(i)));
       }
-      lines = run(root, "open:" + copied, "open:" + cut, "scan:" + archived);
+      lines = run(root, "open:" + copied, "open:" + cut, "scan:" + archived, "scan:" + unreadable);
     } finally {
       for (Path d : denied) {
         Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx------"));
@@ -95,6 +102,11 @@ class FoldersDeniedForRealTest {
                 + JournalSegments.directory(archived)
                 + ": permission denied; grant this user read access to the segment folder "
                 + JournalSegments.directory(archived)
+                + " and the segments in it, or run as the user who owns them",
+            "cannot read "
+                + segment
+                + ": permission denied; grant this user read access to the segment folder "
+                + JournalSegments.directory(unreadable)
                 + " and the segments in it, or run as the user who owns them");
     // Nothing the archive left was taken while it was denied.
     assertThat(copy).exists();
