@@ -127,6 +127,41 @@ class FileJournalPermissionDeniedTest {
   }
 
   /**
+   * An opening that finds a pending segment an archive killed at its cut left, and is denied as it
+   * settles it. Regression: the opening's settling was tested only through the refusal's builder
+   * (above), so settling that refused "cannot recover P: permission denied" and nothing more
+   * passed; this goes through the opening, staging the denial at the forcer it settles through
+   * (FoldersDeniedForRealTest denies the folders for real, in the slow suite).
+   */
+  @Test
+  void aPendingSegmentThatCannotBeSettled_saysWhatToDo() throws Exception {
+    Path folder = dir.toRealPath();
+    Path journal = SettledSegmentCutForcedTest.archivedOnce(folder.resolve("j.journal"));
+    SettledSegmentCutForcedTest.archiveKilledAtTheCut(journal, 8);
+    Path segments = org.meshjava.journal.internal.JournalSegments.directory(journal);
+    Path pending = org.meshjava.journal.internal.JournalSegments.pendingFile(journal, 3);
+    Forcer denying =
+        (channel, file, metaData) -> {
+          if (file.equals(folder)) {
+            throw new AccessDeniedException(file.toString());
+          }
+          channel.force(metaData);
+        };
+    assertRefused(
+        () -> FileJournal.open(journal, FileChannel::tryLock, FileJournal.Syncer.FORCE, denying),
+        "cannot recover "
+            + pending
+            + ": permission denied: "
+            + folder
+            + "; grant this user write access to the journal's folder "
+            + folder
+            + " and to its segment folder "
+            + segments
+            + ", or run as the user who owns them");
+    assertThat(pending).exists();
+  }
+
+  /**
    * A forcer that forces as the OS one does and refuses to make {@code folder} or any folder in it,
    * as a folder owned by another user does: {@code AccessDeniedException} naming {@code folder}.
    * Other folders are made as the OS forcer makes them.

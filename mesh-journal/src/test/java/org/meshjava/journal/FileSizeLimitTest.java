@@ -57,6 +57,11 @@ class FileSizeLimitTest {
     List<String> cmd =
         new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -f 16 && exec \"$@\"", "sh"));
     cmd.addAll(java);
+    return linesOf(cmd);
+  }
+
+  /** The lines the command {@code cmd} prints, its errors discarded, once it ends. */
+  static List<String> linesOf(List<String> cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     List<String> lines = new ArrayList<>();
     try (BufferedReader r =

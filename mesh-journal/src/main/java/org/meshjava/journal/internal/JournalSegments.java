@@ -149,12 +149,32 @@ public final class JournalSegments {
    */
   static JournalException listRefused(Path journal, IOException e) {
     Path folder = directory(journal);
+    return readRefused("cannot list", folder, folder, e);
+  }
+
+  /**
+   * The {@code IO} refusal of a read of the segment {@code file} (final or pending) that {@code e}
+   * failed. A denied one says what to do, as a denied listing of its folder does ({@link
+   * #listRefused}): a segment folder listed but holding a segment this user may not read (one
+   * archived by its owner, mode 0600) was refused "cannot read F: permission denied" alone.
+   */
+  static JournalException readRefused(Path file, IOException e) {
+    Path folder = file.toAbsolutePath().getParent();
+    return readRefused("cannot read", file, folder == null ? file : folder, e);
+  }
+
+  /**
+   * The {@code IO} refusal of {@code what} on {@code where}, in or being the segment folder {@code
+   * folder}, that {@code e} failed; a denied one says to give this user read access there.
+   */
+  private static JournalException readRefused(String what, Path where, Path folder, IOException e) {
     return new JournalException(
         JournalException.Reason.IO,
-        "cannot list "
-            + folder
+        what
+            + " "
+            + where
             + ": "
-            + FailureWords.about(folder, e)
+            + FailureWords.about(where, e)
             + FailureWords.remedyIfDenied(
                 e,
                 "grant this user read access to the segment folder "
@@ -269,10 +289,7 @@ public final class JournalSegments {
           "in " + s.file() + ", " + FailureWords.of(e),
           e);
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO,
-          "cannot read " + s.file() + ": " + FailureWords.about(s.file(), e),
-          e);
+      throw readRefused(s.file(), e);
     }
   }
 
@@ -492,10 +509,7 @@ public final class JournalSegments {
         throw new JournalException(
             JournalException.Reason.CORRUPT, seq, "in " + s.file() + ", " + FailureWords.of(e), e);
       } catch (IOException e) {
-        throw new JournalException(
-            JournalException.Reason.IO,
-            "cannot read " + s.file() + ": " + FailureWords.about(s.file(), e),
-            e);
+        throw readRefused(s.file(), e);
       }
     }
   }

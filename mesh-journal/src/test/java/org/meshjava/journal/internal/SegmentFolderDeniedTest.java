@@ -23,15 +23,33 @@ class SegmentFolderDeniedTest {
   void aSegmentFolderThatCannotBeListed_saysWhatToDo() {
     JournalException e =
         JournalSegments.listRefused(JOURNAL, new AccessDeniedException(FOLDER.toString()));
-    assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
-    assertThat(e.getMessage())
-        .isEqualTo(
-            "cannot list "
-                + FOLDER
-                + ": permission denied; grant this user read access to the segment folder "
-                + FOLDER
-                + " and the segments in it, or run as the user who owns them");
+    assertRefused(
+        e,
+        "cannot list "
+            + FOLDER
+            + ": permission denied; grant this user read access to the segment folder "
+            + FOLDER
+            + " and the segments in it, or run as the user who owns them");
     assertThat(e.getCause()).isInstanceOf(AccessDeniedException.class);
+  }
+
+  /**
+   * A segment this user may not read, in a folder it may list. Regression: "cannot read
+   * /srv/mesh/j.log.segments/…jsonl: permission denied" and nothing more (FoldersDeniedForRealTest
+   * reads one for real, in the slow suite).
+   */
+  @Test
+  void aSegmentThatCannotBeRead_saysWhatToDo() {
+    Path segment = FOLDER.resolve("00000000000000000000.jsonl");
+    assertRefused(
+        JournalSegments.readRefused(segment, new AccessDeniedException(segment.toString())),
+        "cannot read "
+            + segment
+            + ": permission denied; grant this user read access to the segment folder "
+            + FOLDER
+            + " and the segments in it, or run as the user who owns them");
+    assertThat(JournalSegments.readRefused(segment, new IOException("Input/output error")))
+        .hasMessage("cannot read " + segment + ": Input/output error");
   }
 
   @Test
@@ -40,5 +58,10 @@ class SegmentFolderDeniedTest {
         JournalSegments.listRefused(JOURNAL, new IOException("it is not a folder"));
     assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
     assertThat(e.getMessage()).isEqualTo("cannot list " + FOLDER + ": it is not a folder");
+  }
+
+  private static void assertRefused(JournalException e, String message) {
+    assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(e.getMessage()).isEqualTo(message);
   }
 }
