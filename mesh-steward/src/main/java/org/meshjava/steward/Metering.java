@@ -150,18 +150,17 @@ final class Metering {
 
   /**
    * The domains a serve's window covers: those the engine {@code declared}, and, where they name
-   * some domain but no CPU package (a GPU alone), the {@code hostPackages} as well, every package
-   * this process may run on. The serve runs on this host whatever else it drives: its thread
-   * launches the engine's GPU work, tokenizes, samples and waits, so a declaration without a
-   * package claims less than the serve drew, and a live GPU counter on a host whose CPU has none
-   * would be graded a reading of the whole request, which §3.3 forbids. An empty declaration (work
-   * done elsewhere, a remote server) stays empty and is the estimate.
+   * any domain, the {@code hostPackages} as well, every package this process may run on. The serve
+   * runs on this host whatever else it drives: its thread launches the engine's GPU work,
+   * tokenizes, samples and waits, on whichever package the scheduler gives it, so a declaration
+   * without every such package (a GPU alone, a package the process does not run on, one of two)
+   * claims less than the serve drew, and live counters on what it named would be graded a reading
+   * of the whole request, which §3.3 forbids. An empty declaration (work done elsewhere, a remote
+   * server) stays empty and is the estimate.
    */
   private static Set<EnergyDomain> coveredDomains(
       Set<EnergyDomain> declared, Set<EnergyDomain> hostPackages) {
-    if (declared.isEmpty()
-        || declared.stream()
-            .anyMatch(d -> d != null && d.kind() == EnergyDomain.Kind.CPU_PACKAGE)) {
+    if (declared.isEmpty() || declared.containsAll(hostPackages)) {
       return declared;
     }
     Set<EnergyDomain> covered = new LinkedHashSet<>(declared);
