@@ -90,11 +90,16 @@ final class Metering {
     }
     MeterWindow window;
     try {
-      window =
-          meter.open(
-              coveredDomains(
-                  EngineAnswer.of(backend, "name its energy domains", engine::domains),
-                  EnergyDomain.cpuPackagesOfThisProcess()));
+      Set<EnergyDomain> declared =
+          EngineAnswer.of(backend, "name its energy domains", engine::domains);
+      if (declared.stream().anyMatch(Objects::isNull)) {
+        // The engine's answer, refused as a null answer is (EngineAnswer): handed on, the meter's
+        // read of it threw out of the serve as the meter failing.
+        throw new ServeException(
+            ServeException.Reason.ENGINE_FAILED,
+            backend + " failed: it could not name its energy domains: it named a null one");
+      }
+      window = meter.open(coveredDomains(declared, EnergyDomain.cpuPackagesOfThisProcess()));
     } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.

@@ -1,9 +1,12 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -156,5 +159,26 @@ class GpuDeclarationCoverageTest {
         .as("work done elsewhere is the estimate")
         .isEqualTo(Provenance.Estimator);
     assertThat(meter.opened).containsExactly(gpuAndHost, Set.of());
+  }
+
+  /**
+   * Regression: a declaration holding a null among its domains went to the meter as it was (with
+   * the host's packages added), whose read of it threw a NullPointerException out of the serve, as
+   * the meter's failure rather than the backend's.
+   */
+  @Test
+  void aDeclarationHoldingANullDomain_isRefusedAsTheBackendFailing_notAMeterThrow() {
+    CoverageMeter meter = new CoverageMeter(Set.of(GPU0));
+
+    Throwable t =
+        catchThrowable(() -> serve(meter, declaring(new HashSet<>(Arrays.asList(GPU0, null)))));
+
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+    assertThat(t.getMessage())
+        .endsWith("it could not name its energy domains: it named a null one");
+    assertThat(meter.opened).isEmpty();
   }
 }
