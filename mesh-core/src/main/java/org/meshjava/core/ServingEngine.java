@@ -82,9 +82,9 @@ public interface ServingEngine {
    * may run on ({@link EnergyDomain#cpuPackagesOfThisProcess()}); the meter adds each package's
    * DRAM where it has a counter for it. A backend that runs on a GPU declares that GPU ({@link
    * EnergyDomain#gpu(int)}, the device as this process sees it) as well as the CPU packages that
-   * drive it (the steward adds every package this process may run on to a declaration that names
-   * none, so a GPU alone is never taken for the whole serve); one whose work happens elsewhere (a
-   * remote server) declares none.
+   * drive it (the steward adds every package this process may run on to any declaration that names
+   * a domain, so neither a GPU alone nor some of the packages is taken for the whole serve); one
+   * whose work happens elsewhere (a remote server) declares none.
    */
   default Set<EnergyDomain> domains() {
     return EnergyDomain.cpuPackagesOfThisProcess();

@@ -41,9 +41,9 @@ import org.slf4j.event.Level;
  *
  * <ul>
  *   <li>{@code HwShunt}, carrying the counters' summed delta as {@code measured_uj}, only when
- *       every domain the backend declared has a counter that was live from the window's open to its
- *       close (same liveness epoch, no probe of any counter in between, no stall, no read gap long
- *       enough to hide a wrap, a read proving it moved within five update periods before the
+ *       every domain the window was opened on has a counter that was live from the window's open to
+ *       its close (same liveness epoch, no probe of any counter in between, no stall, no read gap
+ *       long enough to hide a wrap, a read proving it moved within five update periods before the
  *       close), the window spanned enough of each counter's update periods to be resolved, every
  *       counter moved if the serve did work, no other window shared any of those domains at any
  *       moment, and none closed on one of them less than an update period before the open (the

@@ -90,11 +90,16 @@ final class Metering {
     }
     MeterWindow window;
     try {
-      window =
-          meter.open(
-              coveredDomains(
-                  EngineAnswer.of(backend, "name its energy domains", engine::domains),
-                  EnergyDomain.cpuPackagesOfThisProcess()));
+      Set<EnergyDomain> declared =
+          EngineAnswer.of(backend, "name its energy domains", engine::domains);
+      if (declared.stream().anyMatch(Objects::isNull)) {
+        // The engine's answer, refused as a null answer is (EngineAnswer): handed on, the meter's
+        // read of it threw out of the serve as the meter failing.
+        throw new ServeException(
+            ServeException.Reason.ENGINE_FAILED,
+            backend + " failed: it could not name its energy domains: it named a null one");
+      }
+      window = meter.open(coveredDomains(declared, EnergyDomain.cpuPackagesOfThisProcess()));
     } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
@@ -150,18 +155,17 @@ final class Metering {
 
   /**
    * The domains a serve's window covers: those the engine {@code declared}, and, where they name
-   * some domain but no CPU package (a GPU alone), the {@code hostPackages} as well, every package
-   * this process may run on. The serve runs on this host whatever else it drives: its thread
-   * launches the engine's GPU work, tokenizes, samples and waits, so a declaration without a
-   * package claims less than the serve drew, and a live GPU counter on a host whose CPU has none
-   * would be graded a reading of the whole request, which §3.3 forbids. An empty declaration (work
-   * done elsewhere, a remote server) stays empty and is the estimate.
+   * any domain, the {@code hostPackages} as well, every package this process may run on. The serve
+   * runs on this host whatever else it drives: its thread launches the engine's GPU work,
+   * tokenizes, samples and waits, on whichever package the scheduler gives it, so a declaration
+   * without every such package (a GPU alone, a package the process does not run on, one of two)
+   * claims less than the serve drew, and live counters on what it named would be graded a reading
+   * of the whole request, which §3.3 forbids. An empty declaration (work done elsewhere, a remote
+   * server) stays empty and is the estimate.
    */
   private static Set<EnergyDomain> coveredDomains(
       Set<EnergyDomain> declared, Set<EnergyDomain> hostPackages) {
-    if (declared.isEmpty()
-        || declared.stream()
-            .anyMatch(d -> d != null && d.kind() == EnergyDomain.Kind.CPU_PACKAGE)) {
+    if (declared.isEmpty() || declared.containsAll(hostPackages)) {
       return declared;
     }
     Set<EnergyDomain> covered = new LinkedHashSet<>(declared);

@@ -1,9 +1,12 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,8 +31,8 @@ import org.meshjava.receipt.MeshReceipt;
 /**
  * §3.3: a figure from a counter that does not cover the whole request, such as a GPU counter on a
  * host whose CPU has none, is never a hardware reading. The serve runs on this host whatever it
- * drives, so a backend that declares a GPU and no CPU package has its window cover the packages
- * this process may run on as well.
+ * drives, so a backend that declares a GPU and no CPU package, or packages other than all those
+ * this process may run on, has its window cover the packages this process may run on as well.
  */
 class GpuDeclarationCoverageTest {
   private static final SigningKey KEY = SigningKey.fromSeed(new byte[32]);
@@ -123,16 +126,59 @@ class GpuDeclarationCoverageTest {
     assertThat(r.energy().measuredUj()).hasValue(5_000);
   }
 
+  /**
+   * Regression: a declaration naming some package was used as is, so a GPU with a package this
+   * process cannot run on (or only some of those it may run on) sealed {@code HwShunt} from live
+   * counters on what it named, though the packages the serve's own thread ran on were read by
+   * nothing.
+   */
   @Test
-  void aDeclarationNamingAPackage_orNothing_isCoveredAsDeclared() throws Exception {
-    Set<EnergyDomain> gpuAndPackage = Set.of(GPU0, EnergyDomain.cpuPackage(7));
-    CoverageMeter meter = new CoverageMeter(gpuAndPackage);
+  void aDeclarationNamingAPackageTheProcessDoesNotRunOn_stillCoversTheHostsPackages()
+      throws Exception {
+    int beyond = HOST.stream().mapToInt(EnergyDomain::index).max().orElseThrow() + 1;
+    Set<EnergyDomain> elsewhere = Set.of(GPU0, EnergyDomain.cpuPackage(beyond));
+    CoverageMeter meter = new CoverageMeter(elsewhere);
 
-    assertThat(serve(meter, declaring(gpuAndPackage)).energy().provenance())
+    MeshReceipt r = serve(meter, declaring(elsewhere));
+
+    assertThat(r.energy().provenance()).isEqualTo(Provenance.Estimator);
+    assertThat(meter.opened)
+        .singleElement()
+        .satisfies(d -> assertThat(d).containsAll(elsewhere).containsAll(HOST));
+  }
+
+  @Test
+  void aDeclarationNamingEveryHostPackage_orNothing_isCoveredAsDeclared() throws Exception {
+    Set<EnergyDomain> gpuAndHost = new LinkedHashSet<>(HOST);
+    gpuAndHost.add(GPU0);
+    CoverageMeter meter = new CoverageMeter(gpuAndHost);
+
+    assertThat(serve(meter, declaring(gpuAndHost)).energy().provenance())
         .isEqualTo(Provenance.HwShunt);
     assertThat(serve(meter, declaring(Set.of())).energy().provenance())
         .as("work done elsewhere is the estimate")
         .isEqualTo(Provenance.Estimator);
-    assertThat(meter.opened).containsExactly(gpuAndPackage, Set.of());
+    assertThat(meter.opened).containsExactly(gpuAndHost, Set.of());
+  }
+
+  /**
+   * Regression: a declaration holding a null among its domains went to the meter as it was (with
+   * the host's packages added), whose read of it threw a NullPointerException out of the serve, as
+   * the meter's failure rather than the backend's.
+   */
+  @Test
+  void aDeclarationHoldingANullDomain_isRefusedAsTheBackendFailing_notAMeterThrow() {
+    CoverageMeter meter = new CoverageMeter(Set.of(GPU0));
+
+    Throwable t =
+        catchThrowable(() -> serve(meter, declaring(new HashSet<>(Arrays.asList(GPU0, null)))));
+
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+    assertThat(t.getMessage())
+        .endsWith("it could not name its energy domains: it named a null one");
+    assertThat(meter.opened).isEmpty();
   }
 }
