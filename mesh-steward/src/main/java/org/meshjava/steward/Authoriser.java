@@ -96,6 +96,31 @@ final class Authoriser {
   }
 
   /**
+   * Checks the caller of {@code presentation} for the request (§2.1): it is the leaf's issuer and
+   * signed for this request. The first step of the decision, which {@link #authorise} repeats at no
+   * cost (a presentation remembers the request it was verified for); it needs no backend, so a
+   * steward makes it before a serve takes a backend's slot. Reads no state and records nothing.
+   *
+   * @throws NotIssuerException when the caller is not authenticated
+   */
+  static void authenticate(Presentation presentation, IdentifiedRequest identified)
+      throws ServeException {
+    try {
+      presentation.verifyFor(identified.id());
+    } catch (GrantRefusedException e) {
+      throw refusal(e);
+    }
+  }
+
+  /** A gate's refusal as the steward's: the caller's own failure (401) or a denial (403). */
+  private static ServeException refusal(GrantRefusedException e) {
+    if (e.callerNotAuthenticated()) {
+      return new NotIssuerException(e.label(), e.reason(), e);
+    }
+    return new GrantDeniedException(e.label(), e.reason(), e);
+  }
+
+  /**
    * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
    * weights binding the steward read from it for this serve ({@code weights}), which the serve must
    * keep (§2).
@@ -144,10 +169,7 @@ final class Authoriser {
           heldFaults.run();
         }
       } catch (GrantRefusedException e) {
-        if (e.callerNotAuthenticated()) {
-          throw new NotIssuerException(e.label(), e.reason(), e);
-        }
-        throw new GrantDeniedException(e.label(), e.reason(), e);
+        throw refusal(e);
       } catch (InternalError e) {
         if (decided != null) {
           // A decision made of the garbage before its fault surfaced: what it reserved is let go,
