@@ -96,6 +96,31 @@ final class Authoriser {
   }
 
   /**
+   * Checks the caller of {@code presentation} for the request (§2.1): it is the leaf's issuer and
+   * signed for this request. The first step of the decision, which {@link #authorise} repeats at no
+   * cost (a presentation remembers the request it was verified for); it needs no backend, so a
+   * steward makes it before a serve takes a backend's slot. Reads no state and records nothing.
+   *
+   * @throws NotIssuerException when the caller is not authenticated
+   */
+  static void authenticate(Presentation presentation, IdentifiedRequest identified)
+      throws ServeException {
+    try {
+      presentation.verifyFor(identified.id());
+    } catch (GrantRefusedException e) {
+      throw refusal(e);
+    }
+  }
+
+  /** A gate's refusal as the steward's: the caller's own failure (401) or a denial (403). */
+  private static ServeException refusal(GrantRefusedException e) {
+    if (e.callerNotAuthenticated()) {
+      return new NotIssuerException(e.label(), e.reason(), e);
+    }
+    return new GrantDeniedException(e.label(), e.reason(), e);
+  }
+
+  /**
    * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
    * weights binding the steward read from it for this serve ({@code weights}), which the serve must
    * keep (§2).
@@ -126,17 +151,13 @@ final class Authoriser {
               + JournalEntry.Authorised.LATEST
               + "); no grant was decided. Set the clock right and present again");
     }
-    try {
-      // The caller's signature, the gate's first check, before the lock that orders the journal:
-      // it is a third of a granted serve's CPU (mesh-bench/README.md, session 44), which under the
-      // lock ran one serve at a time, and a forged presentation waited there behind every other
-      // serve's journal write. The presentation remembers this success, so the gate's own check
-      // under the lock costs nothing; nothing it reads can change in between (its fields are
-      // final).
-      presentation.verifyFor(identified.id());
-    } catch (GrantRefusedException e) {
-      throw refused(e);
-    }
+    // The caller's signature, the gate's first check, before the lock that orders the journal:
+    // it is a third of a granted serve's CPU (mesh-bench/README.md, session 44), which under the
+    // lock ran one serve at a time, and a forged presentation waited there behind every other
+    // serve's journal write. A steward's serve has made this check before its slot already, so
+    // here it costs nothing (the presentation remembers the request it verified); the gate's own
+    // under the lock likewise.
+    authenticate(presentation, identified);
     Authorisation auth;
     Journal.Pending pending;
     synchronized (order) {
@@ -155,7 +176,7 @@ final class Authoriser {
           heldFaults.run();
         }
       } catch (GrantRefusedException e) {
-        throw refused(e);
+        throw refusal(e);
       } catch (InternalError e) {
         if (decided != null) {
           // A decision made of the garbage before its fault surfaced: what it reserved is let go,
@@ -204,14 +225,6 @@ final class Authoriser {
     }
     return Settlement.granted(
         this, new Authorised(auth, pending.record().seq()), identified.request());
-  }
-
-  /** The steward's refusal for the gate's: the caller unauthenticated (401), or denied (403). */
-  private static GateDenialException refused(GrantRefusedException e) {
-    if (e.callerNotAuthenticated()) {
-      return new NotIssuerException(e.label(), e.reason(), e);
-    }
-    return new GrantDeniedException(e.label(), e.reason(), e);
   }
 
   /**

@@ -649,9 +649,18 @@ public final class Steward implements AutoCloseable {
                     .or(() -> model.refuse(backend))
                     .or(() -> grantRule.refuse(backend)));
     RoutedBackend backend = RoutedBackend.of(route, heldFaults);
+    // Encoded and hashed once for the serve: the caller's signature, the grant's decision, its
+    // journal record, a seeded engine and the receipt all read these bytes and this id.
+    IdentifiedRequest identified = IdentifiedRequest.of(request);
+    if (presentation.isPresent()) {
+      // 2. Authorise begins by checking the caller (§2.1), and that needs no backend: checked
+      // before the slot is taken, so a presentation its caller did not sign holds none, and a
+      // flood of forged ones cannot make a real serve beside them find the backend busy.
+      Authoriser.authenticate(presentation.get(), identified);
+    }
     BackendSlots.Held slot = slots.take(backend);
     try {
-      return serve(request, ask, presentation, route, backend, slot, observer);
+      return serve(request, ask, presentation, identified, route, backend, slot, observer);
     } finally {
       slot.close();
     }
@@ -666,6 +675,7 @@ public final class Steward implements AutoCloseable {
       ServeRequest request,
       Ask ask,
       Optional<Presentation> presentation,
+      IdentifiedRequest identified,
       RouteDecision route,
       RoutedBackend backend,
       BackendSlots.Held slot,
@@ -673,9 +683,6 @@ public final class Steward implements AutoCloseable {
       throws ServeException {
     TokenSequence payload = payload(ask, backend);
     refuseOverContext(request, backend, payload);
-    // Encoded and hashed once for the serve: the grant's decision, its journal record, a seeded
-    // engine and the receipt all read these bytes and this id (IdentifiedRequest).
-    IdentifiedRequest identified = IdentifiedRequest.of(request);
     if (presentation.isPresent()) {
       refuseOverCeiling(request, backend, payload);
     }

@@ -311,6 +311,23 @@ class Ed25519Test {
   }
 
   @Test
+  void verify_isTheCofactoredEquation_soAnROfOrderEightMadeWithTheKeysHolderVerifies()
+      throws Exception {
+    // SPEC.md 10.5: an R of small order is not refused. With R the identity (the test above) both
+    // equations of RFC 8032 §5.1.7 hold; with this R, a point of order 8, only the cofactored one,
+    // [8][S]B = [8]R + [8][k]A, does. Made by hand as above, with TEST 1's key over "mesh": S = k·a
+    // mod L, k = SHA-512(R ‖ A ‖ M). A verifier with the cofactorless check (the JDK's Ed25519,
+    // OpenSSL's) refuses these bytes, so a change to one would change which signatures verify.
+    VerificationKey key = VerificationKey.of(vector("TEST 1").publicKey());
+    byte[] msg = "mesh".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    key.verify(
+        msg,
+        HEX.parseHex(
+            "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"
+                + "7e8efc3ba62c118504839bc38f2f752b6fa86e6da3f242318c97d5bc6fa1470a"));
+  }
+
+  @Test
   void signingKey_toString_neverShowsTheSeed() {
     Vector v = vector("TEST 1");
     SigningKey key = SigningKey.fromSeed(v.secret());
