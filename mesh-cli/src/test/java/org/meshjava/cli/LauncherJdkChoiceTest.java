@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -170,25 +171,51 @@ class LauncherJdkChoiceTest {
    * Regression: a {@code java} that never answered when the launcher had to start it to learn its
    * version (a JDK 25 for another architecture, under an emulator that hangs; a JDK without a
    * release file) held every command for good, without a word. Each is ended after {@code
-   * MESH_JAVA_TIMEOUT_S} (here a fifth of a second) and passed over, in one line naming it.
+   * MESH_JAVA_TIMEOUT_S} (here a fifth of a second) and passed over, in one line naming it. Each
+   * stand-in {@code java} here is a script that starts the hung JVM as its child, not by exec, as a
+   * wrapper may: ending the script left that child holding the pipe the version was read from, and
+   * the launcher waited on it all the same, after saying it had passed the JDK over.
    */
   @Test
   void aJdkWhoseJavaNeverAnswers_isPassedOver_notWaitedOnForEver() throws Exception {
     LauncherCopy.copyWithoutSystemJdks(root);
     LauncherCopy.binOf(
-        root, "bash", "dirname", "sed", "head", "readlink", "mktemp", "find", "uname", "sleep");
+        root,
+        "bash",
+        "dirname",
+        "sed",
+        "head",
+        "readlink",
+        "mktemp",
+        "find",
+        "uname",
+        "sleep",
+        "rm");
     boolean x86 = List.of("amd64", "x86_64").contains(System.getProperty("os.arch"));
     String other = x86 ? "aarch64" : "x86_64";
     Path emulated =
         jdk(root.resolve("jvm/temurin-25-jdk"), "25.0.1", true, "OS_ARCH=\"" + other + "\"\n");
     Path unknown = jdk(root.resolve("jvm/java-unknown"), "", true);
     Files.delete(unknown.resolve("release"));
+    Path hung = root.resolve("hung-jvms");
     for (Path home : List.of(emulated, unknown)) {
       Files.writeString(
-          home.resolve("bin/java"), "#!/usr/bin/env bash\nexec sleep 20\n", StandardCharsets.UTF_8);
+          home.resolve("bin/java"),
+          "#!/usr/bin/env bash\nsleep 300 &\necho $! >> '" + hung + "'\nwait\n",
+          StandardCharsets.UTF_8);
     }
+    Path tmp = Files.createDirectories(root.resolve("tmp"));
 
-    LauncherCopy.Ran ran = run(null, Map.of("MESH_JAVA_TIMEOUT_S", "0.2"));
+    LauncherCopy.Ran ran;
+    try {
+      ran = run(null, Map.of("MESH_JAVA_TIMEOUT_S", "0.2", "TMPDIR", tmp.toString()));
+    } finally {
+      if (Files.exists(hung)) {
+        for (String pid : Files.readAllLines(hung)) {
+          ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(ProcessHandle::destroyForcibly);
+        }
+      }
+    }
 
     assertThat(ran.code()).as(ran.out()).isEqualTo(1);
     assertThat(ran.out())
@@ -198,6 +225,9 @@ class LauncherJdkChoiceTest {
             "no JDK 25 found",
             "(JDK 25 for " + other + ")")
         .doesNotContain("Killed");
+    try (Stream<Path> left = Files.list(tmp)) {
+      assertThat(left).as("the files the answers were gathered in").isEmpty();
+    }
   }
 
   /** Makes the stand-in JDK at {@code home} one whose {@code java} cannot start on this machine. */
