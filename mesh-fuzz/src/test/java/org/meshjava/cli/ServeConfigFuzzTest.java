@@ -38,16 +38,20 @@ class ServeConfigFuzzTest {
 
   /** The whole numbers of the file's top level, each with what the reader made of it. */
   private static final Map<String, Function<ServeConfig, Optional<? extends Number>>> NUMBERS =
-      Map.of(
-          "port", ServeConfig::port,
-          "default_joule_ceiling_uj", ServeConfig::defaultJouleCeilingUj,
-          "max_body_bytes", ServeConfig::maxBodyBytes,
-          "max_concurrent_serves", ServeConfig::maxConcurrentServes,
-          "body_deadline_s", ServeConfig::bodyDeadlineSeconds,
-          "header_deadline_s", ServeConfig::headerDeadlineSeconds,
-          "write_timeout_s", ServeConfig::writeTimeoutSeconds,
-          "max_connections", ServeConfig::maxConnections,
-          "max_buffered_body_bytes", ServeConfig::maxBufferedBodyBytes);
+      Map.ofEntries(
+          Map.entry("port", ServeConfig::port),
+          Map.entry("default_joule_ceiling_uj", ServeConfig::defaultJouleCeilingUj),
+          Map.entry("max_body_bytes", ServeConfig::maxBodyBytes),
+          Map.entry("max_concurrent_serves", ServeConfig::maxConcurrentServes),
+          Map.entry("body_deadline_s", ServeConfig::bodyDeadlineSeconds),
+          Map.entry("header_deadline_s", ServeConfig::headerDeadlineSeconds),
+          Map.entry("write_timeout_s", ServeConfig::writeTimeoutSeconds),
+          Map.entry("delivery_timeout_s", ServeConfig::deliveryTimeoutSeconds),
+          Map.entry("engine_deadline_s", ServeConfig::engineDeadlineSeconds),
+          Map.entry("max_connections", ServeConfig::maxConnections),
+          Map.entry("max_buffered_body_bytes", ServeConfig::maxBufferedBodyBytes),
+          Map.entry("refused_body_drain_bytes", ServeConfig::refusedBodyDrainBytes),
+          Map.entry("refused_body_drain_s", ServeConfig::refusedBodyDrainSeconds));
 
   /** The keys of the top level, sorted so that an input picks the same key on every run. */
   private static final List<String> KEYS =
