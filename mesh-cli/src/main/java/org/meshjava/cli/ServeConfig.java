@@ -273,8 +273,37 @@ record ServeConfig(
                 + new java.util.TreeSet<>(KEYS));
       }
     }
+    // Built so far: an entry or setting refused after an upstream was built leaves none open.
+    List<ServingEngine> backends = new ArrayList<>();
     try {
-      List<ServingEngine> backends = new ArrayList<>();
+      return of(root, file, dir, backends);
+    } catch (CliException | RuntimeException | Error e) {
+      closeUpstreams(backends, e);
+      throw e;
+    }
+  }
+
+  /**
+   * Closes the upstream engines among {@code built} (each holds a share of an HTTP client, one of
+   * its own with its threads where it trusts its own CAs), whatever closing the one before threw,
+   * each failure suppressed on {@code failed}.
+   */
+  private static void closeUpstreams(List<ServingEngine> built, Throwable failed) {
+    for (ServingEngine e : built) {
+      if (e instanceof UpstreamEngine upstream) {
+        try {
+          upstream.close();
+        } catch (RuntimeException | Error x) {
+          failed.addSuppressed(x);
+        }
+      }
+    }
+  }
+
+  /** {@link #of(JsonNode, String, Path)}, adding each engine it builds to {@code backends}. */
+  private static ServeConfig of(JsonNode root, String file, Path dir, List<ServingEngine> backends)
+      throws CliException {
+    try {
       Map<String, ServeLimits> caps = new HashMap<>();
       JsonNode bs = root.path("backends");
       if (!bs.isMissingNode() && !bs.isArray()) {

@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,6 +55,25 @@ class ServeStopClosesUpstreamsTest {
       AOJe6tpppyEiZQSisvl5YXaXsFUwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD
       AgNIADBFAiBSrlLfODNCsdMBxGhnynO3dhU2Eu0ckqPS6qsCMLcT/QIhAOgemCje
       CFWpbxeM3z/mcVqlVUYbt9S0Qs2fbWqh6dpe
+      -----END CERTIFICATE-----
+      """;
+
+  /**
+   * A third (CN=serve-config-refused-ca.test, valid until 2126), for the configuration refused
+   * after its upstream was built, so that its client is that case's alone.
+   */
+  private static final String CONFIG_REFUSED_CA =
+      """
+      -----BEGIN CERTIFICATE-----
+      MIIBpDCCAUugAwIBAgIUCkCaIFEQGxYeKL1jlaOUgXsLFQQwCgYIKoZIzj0EAwIw
+      JzElMCMGA1UEAwwcc2VydmUtY29uZmlnLXJlZnVzZWQtY2EudGVzdDAgFw0yNjEy
+      MDcxOTExMTdaGA8yMTI2MTExMzE5MTExN1owJzElMCMGA1UEAwwcc2VydmUtY29u
+      ZmlnLXJlZnVzZWQtY2EudGVzdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABOhx
+      36Y3JTHMGPnPtsPrxKbU5epyxmte5qQ+IQYiJj94izU3y6c9wi4HC7UvBoGCjvT7
+      PnKx7xiMnpo4PRmc7LmjUzBRMB0GA1UdDgQWBBQT1Ts7uniUBrfOTxLbfBRABhoE
+      1DAfBgNVHSMEGDAWgBQT1Ts7uniUBrfOTxLbfBRABhoE1DAPBgNVHRMBAf8EBTAD
+      AQH/MAoGCCqGSM49BAMCA0cAMEQCICQQNiZWzhGDTZIl4Px2MCenKVETHdoe3qdX
+      ufZbBMPQAiAKIexPLSlTzy9K3Qj6VRVjSMh4vM6eHqGly8N3JI0+hg==
       -----END CERTIFICATE-----
       """;
 
@@ -138,6 +158,32 @@ class ServeStopClosesUpstreamsTest {
             "21250");
     assertThat(run.code()).as(run.err()).isEqualTo(1);
     assertThat(run.err()).contains("is the API's port too");
+    Set<Thread> started = upstreamThreads();
+    started.removeAll(before);
+    assertThat(aliveAfterAWait(started))
+        .as("the upstream client's threads after the refusal")
+        .isEmpty();
+  }
+
+  /**
+   * A configuration refused at an entry after an upstream's (its engine built, its client started)
+   * closes that engine: no steward, nor {@code mesh serve}'s stop, ever sees it. Regression: the
+   * client and its threads outlived the refusal.
+   */
+  @Test
+  void aConfigurationRefusedAfterAnUpstreamIsBuilt_closesIt() throws Exception {
+    Files.writeString(tmp.resolve("ca.pem"), CONFIG_REFUSED_CA);
+    Path config =
+        Files.writeString(
+            tmp.resolve("mesh.json"),
+            "{\"backends\": [{\"type\": \"upstream\", \"name\": \"u\", \"model\": \"m\","
+                + " \"base_url\": \"https://upstream.internal/v1\","
+                + " \"trusted_certificates\": \"ca.pem\"}, 7]}");
+    Set<Thread> before = upstreamThreads();
+
+    assertThatThrownBy(() -> ServeConfig.read(config))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("backends[1] is an object");
     Set<Thread> started = upstreamThreads();
     started.removeAll(before);
     assertThat(aliveAfterAWait(started))

@@ -102,12 +102,19 @@ class RoutingPastABrokenBackendTest {
           .contains("WARN")
           .contains("backend broken failed while being judged, so it was passed over: ")
           .contains("weights file unreadable");
+      // Granted too: the grant's ModelIn rule is what reads the weights that throw.
       ServeRequest again = GrantFixture.request("alone again", 3, CEILING);
       String later =
           SnapshotterFailureWordsTest.logOf(
               () ->
-                  assertThatThrownBy(() -> s.serve(again, GrantFixture.payload(again)))
-                      .isInstanceOf(ServeException.class));
+                  assertThatThrownBy(
+                          () ->
+                              s.serve(again, GrantFixture.payload(again), f.present(chain, again)))
+                      .isInstanceOfSatisfying(
+                          ServeException.class,
+                          e ->
+                              assertThat(e.reason())
+                                  .isEqualTo(ServeException.Reason.NO_ADMISSIBLE_BACKEND)));
       assertThat(later).as("a backend's later throws are at debug").doesNotContain("WARN");
       assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
     }
