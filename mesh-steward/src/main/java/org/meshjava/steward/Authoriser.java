@@ -123,7 +123,12 @@ final class Authoriser {
   /**
    * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
    * weights binding the steward read from it for this serve ({@code weights}), which the serve must
-   * keep (§2).
+   * keep (§2). The caller has been {@linkplain #authenticate authenticated} first, outside the lock
+   * that orders the journal (the steward does so before the serve takes its slot): that signature
+   * is a third of a granted serve's CPU (mesh-bench/README.md, session 44), and under the lock
+   * concurrent serves verified one at a time while a forged presentation waited behind every other
+   * serve's journal write. The gate's own first check then costs nothing, as the presentation
+   * remembers the request it verified.
    *
    * @return the serve's hold on the grant, which the serve settles exactly once
    */
@@ -151,13 +156,6 @@ final class Authoriser {
               + JournalEntry.Authorised.LATEST
               + "); no grant was decided. Set the clock right and present again");
     }
-    // The caller's signature, the gate's first check, before the lock that orders the journal:
-    // it is a third of a granted serve's CPU (mesh-bench/README.md, session 44), which under the
-    // lock ran one serve at a time, and a forged presentation waited there behind every other
-    // serve's journal write. A steward's serve has made this check before its slot already, so
-    // here it costs nothing (the presentation remembers the request it verified); the gate's own
-    // under the lock likewise.
-    authenticate(presentation, identified);
     Authorisation auth;
     Journal.Pending pending;
     synchronized (order) {
