@@ -214,6 +214,7 @@ class JournalValuesTest {
         new JournalReplay.Result(
             Optional.empty(),
             new ReceiptIds(),
+            0,
             new java.util.ArrayList<>(List.of()),
             0,
             Optional.empty(),

@@ -158,6 +158,53 @@ class LogReplayTest {
         .isInstanceOf(JournalException.class);
   }
 
+  /**
+   * {@code mesh journal verify} streams a journal through the check; it kept the whole tree (about
+   * 64 bytes per receipt) and ran out of heap on a long journal. It now keeps only what a later
+   * checkpoint may still sign: the tree's edge at the latest checkpoint and the receipts after it.
+   */
+  @Test
+  void aStreamedCheck_holdsOnlyTheReceiptsAfterItsLatestCheckpoint_notTheTree() throws Exception {
+    JournalHistory h = new JournalHistory();
+    for (int i = 0; i < 1_000; i++) {
+      h.sealUngranted(i);
+      if (i % 250 == 249) {
+        h.checkpoint();
+      }
+    }
+    LogReplay.Checker checker = new LogReplay.Checker(0);
+    long most = 0;
+    for (JournalRecord r : h.records()) {
+      checker.accept(r, KEY);
+      most = Math.max(most, checker.heldBytes());
+      if (r.entry() instanceof JournalEntry.Checkpoint) {
+        // The edge alone, one hash per set bit of the size: no receipt is held any more.
+        assertThat(checker.heldBytes()).as("after record %d", r.seq()).isLessThanOrEqualTo(64 * 32);
+      }
+    }
+    assertThat(checker.checkpoints()).isEqualTo(4);
+    // 250 receipts between checkpoints, in chunks of 256 leaf hashes: never the 1 000.
+    assertThat(most).isLessThan(24 * 1024);
+  }
+
+  @Test
+  void aCheckpointOfAnEarlierSize_isStillReproduced_byTheStreamedCheck() throws Exception {
+    JournalHistory h = new JournalHistory();
+    for (int i = 0; i < 300; i++) {
+      h.sealUngranted(i);
+    }
+    // Signed when the tree held 150 and journalled after 150 more, then one of the size before it.
+    h.append(new JournalEntry.Checkpoint(h.checkpointNote(150), JournalSeal.by(STEWARD)));
+    h.append(new JournalEntry.Checkpoint(h.checkpointNote(299), JournalSeal.by(STEWARD)));
+    h.checkpoint();
+    LogReplay.Result r = LogReplay.replay(h.records(), KEY, 0);
+    assertThat(r.checkpoints()).isEqualTo(3);
+    assertThat(r.tree().root()).isEqualTo(h.tree.root());
+    long back =
+        h.append(new JournalEntry.Checkpoint(h.checkpointNote(299), JournalSeal.by(STEWARD)));
+    assertRefused(h.records(), back);
+  }
+
   @Test
   void aResult_refusesNegativeFigures() {
     assertThatThrownBy(() -> new LogReplay.Result(-1, new MerkleTree(), Optional.empty(), 0))

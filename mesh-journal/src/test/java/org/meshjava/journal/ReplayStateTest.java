@@ -322,6 +322,45 @@ class ReplayStateTest {
     assertRefused(h.records(), s);
   }
 
+  /**
+   * {@code mesh journal verify} replays the journal streamed: a replay that kept every receipt's id
+   * (32 bytes each) grew with the journal and ran it out of heap. Without ids it keeps their count
+   * and the last receipt only, and still holds each granted receipt to the one before it.
+   */
+  @Test
+  void aReplayWithoutIds_holdsNoReceiptId_countsThem_andStillChecksTheirChain() throws Exception {
+    JournalHistory h = new JournalHistory();
+    // Presentation 0 is left for the tampered serve below.
+    for (int i = 1; i <= 20; i++) {
+      if (i % 2 == 0) {
+        h.serve(i, 100);
+      } else {
+        h.sealUngranted(i);
+      }
+    }
+    ReplayState without = ReplayState.freshWithoutIds(JournalHistory.gate());
+    without.applyAll(h.records());
+    JournalReplay.Result r = without.result();
+    assertThat(without.receipts().size()).as("ids held").isZero();
+    assertThat(r.receipts().size()).isZero();
+    assertThat(r.receiptsRecorded()).isEqualTo(20);
+    JournalReplay.Result whole = JournalReplay.replay(h.records(), JournalHistory.gate());
+    assertThat(whole.receiptsRecorded()).isEqualTo(whole.receipts().size()).isEqualTo(20);
+    assertThat(r.lastSealed()).isEqualTo(whole.lastSealed());
+    assertThatThrownBy(() -> without.capture(-1)).isInstanceOf(UnsupportedOperationException.class);
+
+    long s =
+        tamperedServe(h, 1_000, b -> b.chain(20, Optional.of(ContentId.ofBytes(new byte[] {7}))));
+    ReplayState again = ReplayState.freshWithoutIds(JournalHistory.gate());
+    assertThatThrownBy(() -> again.applyAll(h.records()))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.seq()).hasValue(s);
+              assertThat(e.getMessage()).contains("does not follow receipt 19");
+            });
+  }
+
   @Test
   void aResumptionWithNoSuspension_isRefused() {
     JournalHistory h = new JournalHistory();

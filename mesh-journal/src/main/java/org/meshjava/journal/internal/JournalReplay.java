@@ -40,7 +40,9 @@ public final class JournalReplay {
    * What replay re-established.
    *
    * @param lastSealed the last receipt recorded: its sequence and envelope id
-   * @param receipts every recorded receipt's envelope id by sequence
+   * @param receipts every recorded receipt's envelope id by sequence; none from a replay that keeps
+   *     no ids ({@link ReplayState#freshWithoutIds})
+   * @param receiptsRecorded how many receipts are recorded, ids kept or not
    * @param unresolved serves authorised but never debited
    * @param authorisations how many authorisations were replayed
    * @param suspension the suspension of grants in force at the journal's end, if one is
@@ -49,6 +51,7 @@ public final class JournalReplay {
   public record Result(
       Optional<RecordedReceipt> lastSealed,
       ReceiptIds receipts,
+      long receiptsRecorded,
       List<Unresolved> unresolved,
       int authorisations,
       Optional<Suspension> suspension,
@@ -57,6 +60,10 @@ public final class JournalReplay {
     public Result {
       Objects.requireNonNull(lastSealed, "lastSealed");
       Objects.requireNonNull(receipts, "receipts");
+      if (receiptsRecorded < receipts.size()) {
+        throw new IllegalArgumentException(
+            receiptsRecorded + " receipts recorded, fewer than the " + receipts.size() + " ids");
+      }
       unresolved = List.copyOf(unresolved);
       Objects.requireNonNull(suspension, "suspension");
     }

@@ -14,6 +14,7 @@ import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.internal.CheckpointRules;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
+import org.meshjava.receipt.tlog.internal.RootWindow;
 
 /**
  * Rebuilds the transparency log's Merkle tree from a journal (SPEC.md §65) and checks every
@@ -61,18 +62,25 @@ public final class LogReplay {
   public static Result replay(List<JournalRecord> records, NoteVerifierKey logKey, long emptyFirst)
       throws JournalException {
     Checker checker = new Checker(emptyFirst);
+    MerkleTree tree = new MerkleTree();
     for (JournalRecord r : records) {
       checker.accept(r, logKey);
+      if (r.entry() instanceof JournalEntry.Sealed s) {
+        tree.append(s.envelopeId().bytes());
+      }
     }
-    return checker.result();
+    return new Result(checker.firstSequence(), tree, checker.latest(), checker.checkpoints());
   }
 
   /**
    * The same check over records that arrive one at a time (a journal too long to hold is streamed
-   * through it): keeps the tree, never the records. Not thread-safe; one per replay.
+   * through it), in memory that does not grow with the journal: it keeps neither the records nor
+   * the tree, only the roots a later checkpoint may still sign ({@link RootWindow}: the tree's edge
+   * at the latest checkpoint's size and 32 bytes for each receipt after it). Not thread-safe; one
+   * per replay.
    */
   public static final class Checker {
-    private final MerkleTree tree = new MerkleTree();
+    private final RootWindow tree = new RootWindow();
     private long first;
     private boolean sealedSeen;
     private Optional<SignedNote> latest = Optional.empty();
@@ -120,7 +128,7 @@ public final class LogReplay {
                 r.seq(), "records a checkpoint the steward did not sign: " + e.getMessage());
           }
           try {
-            CheckpointRules.check(cp, tree, latestSize);
+            CheckpointRules.check(cp, tree.size(), latestSize, tree::root);
           } catch (LogException e) {
             // The start's own rules and words (LogKeeper), so that verify and a start agree.
             throw refused(
@@ -133,6 +141,12 @@ public final class LogReplay {
           latest = Optional.of(c.note());
           latestSize = cp.size();
           checked++;
+          // No later checkpoint may sign a smaller size, so the roots below this one are let go.
+          try {
+            tree.advanceTo(latestSize);
+          } catch (LogException e) {
+            throw new IllegalStateException("a checked checkpoint's size is in the window", e);
+          }
         }
         default -> {
           // not part of the log
@@ -140,11 +154,28 @@ public final class LogReplay {
       }
     }
 
+    /** The sequence of leaf 0: the first receipt taken, else the one given at the start. */
+    public long firstSequence() {
+      return first;
+    }
+
+    /** The last checkpoint taken, as recorded (with its cosignature lines). */
+    public Optional<SignedNote> latest() {
+      return latest;
+    }
+
+    /** How many {@code Checkpoint} records were checked. */
+    public int checkpoints() {
+      return checked;
+    }
+
     /**
-     * What the records taken so far build; the tree is handed over, so take it once, at the end.
+     * The bytes it holds for the checks to come: the receipts' leaf hashes after the latest
+     * checkpoint and the tree's edge there ({@link RootWindow#heldBytes}). For tests of what a
+     * streamed verify keeps.
      */
-    public Result result() {
-      return new Result(first, tree, latest, checked);
+    public long heldBytes() {
+      return tree.heldBytes();
     }
   }
 

@@ -59,6 +59,11 @@ public final class ReplayState {
   private final Map<Long, Settled> settled = new HashMap<>();
   private ReceiptIds receipts;
 
+  /** Whether {@link #receipts} is kept; a check that needs no ids keeps only their count. */
+  private final boolean keepIds;
+
+  private long receiptsRecorded;
+
   // Where the replay has got to; a fresh replay starts here, a restored one from its snapshot.
   private Optional<RecordedReceipt> last = Optional.empty();
   private Optional<Suspension> suspension = Optional.empty();
@@ -67,16 +72,29 @@ public final class ReplayState {
   private long revocations;
   private JournalPosition position = JournalPosition.GENESIS;
 
-  private ReplayState(Gate gate, Map<ContentId, GrantChain> chains, ReceiptIds receipts) {
+  private ReplayState(
+      Gate gate, Map<ContentId, GrantChain> chains, ReceiptIds receipts, boolean keepIds) {
     this.gate = gate;
     this.chains = chains;
     this.recorded = new RecordedChains(chains);
     this.receipts = receipts;
+    this.keepIds = keepIds;
+    this.receiptsRecorded = receipts.size();
   }
 
   /** A replay from the journal's first record into {@code gate}, whose ledger must be empty. */
   public static ReplayState fresh(Gate gate) {
-    return new ReplayState(gate, new LinkedHashMap<>(), new ReceiptIds());
+    return new ReplayState(gate, new LinkedHashMap<>(), new ReceiptIds(), true);
+  }
+
+  /**
+   * As {@link #fresh}, for a check of the journal that needs no receipt's id once it has passed
+   * ({@code mesh journal verify}): the ids are not kept (32 bytes a receipt a start keeps for its
+   * witness index), only their count, so {@link JournalReplay.Result#receipts()} is empty, {@link
+   * JournalReplay.Result#receiptsRecorded()} counts them, and the state cannot be captured.
+   */
+  public static ReplayState freshWithoutIds(Gate gate) {
+    return new ReplayState(gate, new LinkedHashMap<>(), new ReceiptIds(), false);
   }
 
   /**
@@ -91,7 +109,7 @@ public final class ReplayState {
     for (GrantChain c : state.chains()) {
       chains.put(ContentId.ofBytes(c.encode()), c);
     }
-    ReplayState r = new ReplayState(gate, chains, state.receipts().copy());
+    ReplayState r = new ReplayState(gate, chains, state.receipts().copy(), true);
     // A snapshot may hold chains past its ledger's horizon (one an earlier build wrote holds
     // every chain); drop the expired ones.
     r.recorded.decided(state.ledger().horizon());
@@ -138,7 +156,7 @@ public final class ReplayState {
     return position;
   }
 
-  /** The receipts recorded so far. */
+  /** The receipts recorded so far; none for a replay {@link #freshWithoutIds}. */
   public ReceiptIds receipts() {
     return receipts;
   }
@@ -153,6 +171,9 @@ public final class ReplayState {
    * @return whether the ids were taken
    */
   public boolean adoptReceipts(ReceiptIds saved) {
+    if (!keepIds) {
+      return false;
+    }
     long n = receipts.size();
     if (saved.first() != receipts.first()
         || saved.size() != n
@@ -303,7 +324,10 @@ public final class ReplayState {
       }
       crossCheck(seq, s, envelope, st);
     }
-    receipts.add(s.sequence(), s.envelopeId());
+    if (keepIds) {
+      receipts.add(s.sequence(), s.envelopeId());
+    }
+    receiptsRecorded++;
     last = Optional.of(new RecordedReceipt(s.sequence(), s.envelopeId()));
   }
 
@@ -320,6 +344,7 @@ public final class ReplayState {
     return new JournalReplay.Result(
         last,
         receipts,
+        receiptsRecorded,
         unresolved,
         (int) Math.min(Integer.MAX_VALUE, authorisations),
         suspension,
@@ -353,9 +378,13 @@ public final class ReplayState {
    * The state as it stands, for a snapshot at {@link #position()}, with the journal's own {@code
    * locator} for that position (-1 if unknown).
    *
-   * @throws UnsupportedOperationException if the gate's ledger cannot be captured
+   * @throws UnsupportedOperationException if the gate's ledger cannot be captured, or the replay
+   *     keeps no receipt ids ({@link #freshWithoutIds})
    */
   public SnapshotState capture(long locator) {
+    if (!keepIds) {
+      throw new UnsupportedOperationException("a replay without its receipts' ids is not captured");
+    }
     List<SnapshotState.OpenAuthorisation> o = new ArrayList<>();
     open.forEach(
         (seq, p) ->
@@ -464,7 +493,8 @@ public final class ReplayState {
       throw refused(
           seq, "its envelope seals receipt " + receipt.sequence() + ", not " + s.sequence());
     }
-    Optional<ContentId> previous = receipts.get(s.sequence() - 1);
+    // The receipt before it is the last one recorded (the sequence was checked to follow it).
+    Optional<ContentId> previous = last.map(RecordedReceipt::envelopeId);
     if (s.sequence() > 0 && previous.isPresent() && !receipt.prev().equals(previous)) {
       throw refused(seq, "its envelope does not follow receipt " + (s.sequence() - 1) + " (§6.3)");
     }

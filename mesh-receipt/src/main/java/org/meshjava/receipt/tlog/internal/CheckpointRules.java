@@ -21,6 +21,28 @@ public final class CheckpointRules {
    */
   public static void check(Checkpoint checkpoint, MerkleTree tree, long latestSize)
       throws LogException {
+    check(checkpoint, tree.size(), latestSize, tree::root);
+  }
+
+  /** The root a log's receipts give at a size, which the caller keeps as it likes. */
+  @FunctionalInterface
+  public interface RootAt {
+    /**
+     * The root at {@code size} leaves, for a size from the latest checkpoint's to the leaves held.
+     *
+     * @throws LogException {@code OUT_OF_RANGE} if it cannot give that size's root
+     */
+    TreeHash root(long size) throws LogException;
+  }
+
+  /**
+   * As {@link #check(Checkpoint, MerkleTree, long)}, for a log of {@code held} receipts whose roots
+   * {@code roots} gives (a {@link RootWindow} based at {@code latestSize}, without the tree).
+   *
+   * @throws LogException {@code CHECKPOINT_MISMATCH} naming the rule it breaks
+   */
+  public static void check(Checkpoint checkpoint, long held, long latestSize, RootAt roots)
+      throws LogException {
     if (checkpoint.size() == 0) {
       // This log never signs the empty tree, so a note of it is none of its checkpoints.
       throw mismatch("checkpoint of the empty tree, which a steward never signs");
@@ -29,7 +51,6 @@ public final class CheckpointRules {
       throw mismatch(
           "checkpoint of size " + checkpoint.size() + " after one of size " + latestSize);
     }
-    long held = tree.size();
     if (checkpoint.size() > held) {
       throw mismatch(
           "checkpoint of size "
@@ -38,7 +59,7 @@ public final class CheckpointRules {
               + held
               + " receipts");
     }
-    TreeHash root = tree.root(checkpoint.size());
+    TreeHash root = roots.root(checkpoint.size());
     if (!root.equals(checkpoint.root())) {
       throw mismatch(
           "signed root at size "
