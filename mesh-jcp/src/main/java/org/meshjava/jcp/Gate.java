@@ -25,7 +25,10 @@ import org.meshjava.core.identity.DidKey;
  *       window, revocation, the action, the resource and every cost-independent caveat ({@link
  *       ModelIn}); finally, atomically in the {@link SpendLedger}, that the (leaf, nonce) pair is
  *       unspent and that every link has at least the request's joule ceiling left. The first
- *       failure is thrown with its label.
+ *       failure is thrown with its label. The first three checks read nothing but the presentation
+ *       and this gate's holder, so a caller may make them earlier, alone, with {@link
+ *       #verifyPresentation}; {@code decide} begins with that same call, whose answers it finds
+ *       remembered.
  *   <li>{@link #debit} after the work: the metered joules are debited against every link, and a
  *       cost-dependent caveat ({@link MaxCostUj}) is judged. A breach is reported, never undone.
  * </ol>
@@ -47,12 +50,17 @@ import org.meshjava.core.identity.DidKey;
  * memory follows its unexpired grants, not its history.
  */
 public final class Gate {
-  /** Chains (by every link's id) already verified here; bounded so hostile input cannot grow it. */
+  /** The most chains {@link #verifiedChains} holds, so hostile input cannot grow it. */
   private static final int VERIFIED_CACHE_LIMIT = 65_536;
 
   private final DidKey holder;
   private final SpendLedger ledger;
   private final Revocations revocations;
+
+  /**
+   * Chains (by every link's id) that passed every check of {@link #verifyPresentation} but the
+   * caller's: verified and held here.
+   */
   private final java.util.Set<List<GrantId>> verifiedChains =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -122,16 +130,10 @@ public final class Gate {
     Objects.requireNonNull(decisionTime, "decisionTime");
     ServeRequest request = identified.request();
     ContentId requestId = identified.id();
-    presentation.verifyFor(requestId);
+    // Made again, never assumed made: free when the caller made it first (the presentation
+    // remembers its request, this gate the chain), and what refuses for a caller that did not.
+    verifyPresentation(presentation, requestId);
     GrantChain chain = presentation.chain();
-    verify(chain);
-    DidKey leafSubject = chain.leaf().grant().subject();
-    if (!leafSubject.equals(holder)) {
-      throw new GrantRefusedException(
-          DenialLabel.WRONG_HOLDER,
-          "the grant is held by " + leafSubject + ", not by this steward " + holder,
-          chain.links().size() - 1);
-    }
     List<LinkBudget> budgets = new ArrayList<>(chain.links().size());
     for (int i = 0; i < chain.links().size(); i++) {
       SignedGrant link = chain.links().get(i);
@@ -206,18 +208,52 @@ public final class Gate {
   }
 
   /**
-   * Verifies a chain's signatures, linkage, attenuation and caveat kinds, once per chain. Each
-   * link's id is BLAKE3 over its signed bytes, so a chain whose every link id matches a chain
-   * verified before is byte for byte that chain (replaying a journal re-decides thousands of serves
-   * on the same chain). The key is every link's id, not the leaf's alone: a verified leaf behind a
-   * forged parent must still be refused.
+   * Makes the checks of {@link #decide} that depend on nothing but {@code presentation} and this
+   * gate's holder, in {@code decide}'s order: the caller is the leaf's issuer and signed for {@code
+   * requestId} (§2.1); every link's signature, the chain's linkage, its attenuation and its caveat
+   * kinds ({@link GrantChain#verify()}); and that the leaf's subject is this gate's holder. Their
+   * answer for a presentation can never change, so a steward makes them before a serve takes
+   * anything scarce (a backend's slot) and outside the lock that orders its decisions; a
+   * presentation that fails them is refused there with the label {@code decide} would give it, as
+   * these are {@code decide}'s first checks.
+   *
+   * <p>Passing them admits nothing. Everything that depends on the decision's time or on state is
+   * left to {@code decide}, which makes these checks again (remembered, so at no cost) and then the
+   * rest: each link's window at the decision time, its revocation (one recorded between this call
+   * and the decision refuses it), the action, the resource and the cost-independent caveats, and in
+   * the ledger the spent presentation and the budget. So no grant expired or revoked by the time of
+   * its decision gets through for having passed here first.
+   *
+   * <p>Signatures are verified once per presentation (the caller's, for one request id) and once
+   * per chain at this gate (every link's): a chain whose every link id matches one that passed
+   * before is byte for byte that chain, each id being BLAKE3 over the link's signed bytes. The key
+   * is every link's id, not the leaf's alone: a verified leaf behind a forged parent must still be
+   * refused. Only a chain that passed every check, the holder's included, is remembered, so a flood
+   * of chains held elsewhere does not push out those held here. Thread-safe; records nothing.
+   *
+   * @throws GrantRefusedException with the label of the first check that failed: {@code not-issuer}
+   *     or {@code bad-signature} for the caller (then {@link
+   *     GrantRefusedException#callerNotAuthenticated()}), else {@code bad-signature}, {@code
+   *     broken-chain}, {@code not-attenuated}, {@code unknown-caveat} or {@code wrong-holder}
    */
-  private void verify(GrantChain chain) throws GrantRefusedException {
+  public void verifyPresentation(Presentation presentation, ContentId requestId)
+      throws GrantRefusedException {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(requestId, "requestId");
+    presentation.verifyFor(requestId);
+    GrantChain chain = presentation.chain();
     List<GrantId> ids = chain.ids();
     if (verifiedChains.contains(ids)) {
       return;
     }
     chain.verify();
+    DidKey leafSubject = chain.leaf().grant().subject();
+    if (!leafSubject.equals(holder)) {
+      throw new GrantRefusedException(
+          DenialLabel.WRONG_HOLDER,
+          "the grant is held by " + leafSubject + ", not by this steward " + holder,
+          chain.links().size() - 1);
+    }
     if (verifiedChains.size() >= VERIFIED_CACHE_LIMIT) {
       verifiedChains.clear();
     }

@@ -96,17 +96,23 @@ final class Authoriser {
   }
 
   /**
-   * Checks the caller of {@code presentation} for the request (§2.1): it is the leaf's issuer and
-   * signed for this request. The first step of the decision, which {@link #authorise} repeats at no
-   * cost (a presentation remembers the request it was verified for); it needs no backend, so a
-   * steward makes it before a serve takes a backend's slot. Reads no state and records nothing.
+   * Makes the checks of the decision that read no state ({@link Gate#verifyPresentation}): the
+   * caller of {@code presentation} is the leaf's issuer and signed for this request (§2.1), every
+   * link of the chain is signed by its issuer, linked to its parent and attenuated, its caveats are
+   * of known kinds, and its leaf is held by this steward. They are the decision's first checks and
+   * need no backend, so a steward makes them before a serve takes a backend's slot, and outside the
+   * lock that orders the journal; {@link #authorise} then makes them again at no cost (the
+   * presentation and the gate remember them) and decides the rest, all of which depends on the
+   * decision's time or on state (window, revocation, spend), under that lock. Reads no spend,
+   * revocation or journal and records nothing (the gate remembers a chain that passed).
    *
    * @throws NotIssuerException when the caller is not authenticated
+   * @throws GrantDeniedException when the chain is refused (forged, broken, widened, of an unknown
+   *     caveat, or held by another steward), with the label {@link #authorise} would give it
    */
-  static void authenticate(Presentation presentation, IdentifiedRequest identified)
-      throws ServeException {
+  void authenticate(Presentation presentation, IdentifiedRequest identified) throws ServeException {
     try {
-      presentation.verifyFor(identified.id());
+      gate.verifyPresentation(presentation, identified.id());
     } catch (GrantRefusedException e) {
       throw refusal(e);
     }
@@ -123,12 +129,15 @@ final class Authoriser {
   /**
    * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
    * weights binding the steward read from it for this serve ({@code weights}), which the serve must
-   * keep (§2). The caller has been {@linkplain #authenticate authenticated} first, outside the lock
-   * that orders the journal (the steward does so before the serve takes its slot): that signature
-   * is a third of a granted serve's CPU (mesh-bench/README.md, session 44), and under the lock
-   * concurrent serves verified one at a time while a forged presentation waited behind every other
-   * serve's journal write. The gate's own first check then costs nothing, as the presentation
-   * remembers the request it verified.
+   * keep (§2). The presentation has been {@linkplain #authenticate authenticated} first, caller and
+   * chain, outside the lock that orders the journal (the steward does so before the serve takes its
+   * slot): the caller's signature is a third of a granted serve's CPU (mesh-bench/README.md,
+   * session 44), and a chain's signatures cost one more each; under the lock concurrent serves
+   * verified them one at a time, and a forged presentation or chain waited there behind every other
+   * serve's journal write, holding its backend slot. The gate's own first checks then cost nothing,
+   * as the presentation remembers the request it verified and the gate the chain; the checks that
+   * depend on the decision's time or on state (window, revocation, spent presentation, budget) are
+   * made here, under the lock, at the time recorded.
    *
    * @return the serve's hold on the grant, which the serve settles exactly once
    */

@@ -653,10 +653,12 @@ public final class Steward implements AutoCloseable {
     // journal record, a seeded engine and the receipt all read these bytes and this id.
     IdentifiedRequest identified = IdentifiedRequest.of(request);
     if (presentation.isPresent()) {
-      // 2. Authorise begins by checking the caller (§2.1), and that needs no backend: checked
-      // before the slot is taken, so a presentation its caller did not sign holds none, and a
-      // flood of forged ones cannot make a real serve beside them find the backend busy.
-      Authoriser.authenticate(presentation.get(), identified);
+      // 2. Authorise begins with the checks that read no state (§2.1's caller, then the chain's
+      // signatures, linkage, attenuation and holder), and they need no backend: made before the
+      // slot is taken, so a presentation its caller did not sign, or one on a chain made up or
+      // held elsewhere, holds none, and a flood of them cannot make a real serve beside them find
+      // the backend busy.
+      authoriser.authenticate(presentation.get(), identified);
     }
     BackendSlots.Held slot = slots.take(backend);
     try {

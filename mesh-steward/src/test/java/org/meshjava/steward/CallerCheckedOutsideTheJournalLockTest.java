@@ -11,19 +11,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 
 /**
- * A granted serve's caller signature is checked before the lock that orders the journal: a serve
- * whose {@code Authorised} record is still being queued (a slow journal write, here one held on a
- * latch) holds that lock, and a presentation beside it that is not signed for its request is
- * refused {@code bad-signature} meanwhile. Regression: the check ran inside the lock, so the forged
- * presentation waited for the other serve's journal write, and concurrent granted serves verified
- * their callers' signatures (a third of a granted serve's CPU) one at a time.
+ * A granted serve's caller signature, and its chain's signatures, are checked before the lock that
+ * orders the journal: a serve whose {@code Authorised} record is still being queued (a slow journal
+ * write, here one held on a latch) holds that lock, and a presentation beside it that is not signed
+ * for its request, or whose chain is made up, is refused {@code bad-signature} meanwhile.
+ * Regression: each check ran inside the lock, so the forged presentation waited for the other
+ * serve's journal write, and concurrent granted serves verified their callers' signatures (a third
+ * of a granted serve's CPU) and their chains' one at a time.
  */
 class CallerCheckedOutsideTheJournalLockTest {
   private final GrantFixture f = new GrantFixture();
@@ -55,10 +59,55 @@ class CallerCheckedOutsideTheJournalLockTest {
   @Test
   void aForgedPresentation_isRefusedWhileAnotherServesAuthorisationIsBeingJournalled()
       throws Exception {
-    HeldAuthorised journal = new HeldAuthorised(new DurableMemoryJournal());
     GrantChain chain = f.chain(1_000_000);
     ServeRequest first = GrantFixture.request("first", 3, 50_000);
-    ServeRequest second = GrantFixture.request("second", 3, 50_000);
+    // Signed by the caller, but for the first request: not for the second.
+    Throwable refusal =
+        refusalWhileAnotherServeIsJournalled(chain, second -> f.present(chain, first), first);
+
+    assertThat(refusal)
+        .isInstanceOfSatisfying(
+            NotIssuerException.class,
+            e -> assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
+  }
+
+  /**
+   * Regression: a chain made up by its presenter (a root signed in the org's name by the
+   * presenter's own key) was verified only by the gate under the journal's lock, so it waited there
+   * behind the other serve's journal write, as every granted serve's chain verification did.
+   */
+  @Test
+  void aMadeUpChain_isRefusedWhileAnotherServesAuthorisationIsBeingJournalled() throws Exception {
+    SigningKey forger = SigningKey.generate();
+    GrantChain madeUp = f.madeUpChain(forger, 1_000_000);
+
+    Throwable refusal =
+        refusalWhileAnotherServeIsJournalled(
+            f.chain(1_000_000),
+            second -> Jcp.present(forger, madeUp, second),
+            GrantFixture.request("first", 3, 50_000));
+
+    assertThat(refusal)
+        .isInstanceOfSatisfying(
+            GrantDeniedException.class,
+            e -> assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
+  }
+
+  /** What a presentation is made of for the second request. */
+  private interface Presenting {
+    Presentation of(ServeRequest second) throws Exception;
+  }
+
+  /**
+   * Serves {@code first} under {@code chain}, holding its {@code Authorised} record's queueing (and
+   * so the lock that orders the journal) until a second serve, presented by {@code second}, has
+   * ended; returns what that second serve threw, and checks the first then serves.
+   */
+  private Throwable refusalWhileAnotherServeIsJournalled(
+      GrantChain chain, Presenting second, ServeRequest first) throws Exception {
+    HeldAuthorised journal = new HeldAuthorised(new DurableMemoryJournal());
+    ServeRequest secondRequest = GrantFixture.request("second", 3, 50_000);
+    Presentation presented = second.of(secondRequest);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try (Steward s = f.bare(journal).backend(GrantFixture.ref()).build()) {
       Future<ServeResult> held =
@@ -66,12 +115,11 @@ class CallerCheckedOutsideTheJournalLockTest {
       assertThat(journal.entered.await(30, TimeUnit.SECONDS))
           .as("the first serve reached its journal write")
           .isTrue();
-      // Signed by the caller, but for the first request: not for the second.
-      Future<Throwable> forged =
+      Future<Throwable> refused =
           pool.submit(
               () -> {
                 try {
-                  s.serve(second, GrantFixture.payload(second), f.present(chain, first));
+                  s.serve(secondRequest, GrantFixture.payload(secondRequest), presented);
                   return null;
                 } catch (Throwable t) {
                   return t;
@@ -79,15 +127,12 @@ class CallerCheckedOutsideTheJournalLockTest {
               });
       Throwable refusal;
       try {
-        refusal = forged.get(30, TimeUnit.SECONDS);
+        refusal = refused.get(30, TimeUnit.SECONDS);
       } finally {
         journal.release.countDown();
       }
-      assertThat(refusal)
-          .isInstanceOfSatisfying(
-              NotIssuerException.class,
-              e -> assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
       assertThat(held.get(30, TimeUnit.SECONDS)).isNotNull();
+      return refusal;
     } finally {
       pool.shutdownNow();
     }

@@ -1,7 +1,7 @@
 package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -14,7 +14,10 @@ import org.meshjava.core.DenialLabel;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.steward.observe.ServeObserver;
@@ -23,9 +26,11 @@ import org.meshjava.steward.observe.ServeStarted;
 import org.meshjava.steward.observe.StewardListener;
 
 /**
- * A presentation its caller did not sign is refused before the serve takes a backend's slot (§2.1
- * checked first in phase 2, and it needs no backend): an unauthenticated client flooding a backend
- * that runs one serve at a time cannot make a real serve beside it find the backend busy.
+ * A presentation the gate refuses without reading any state is refused before the serve takes a
+ * backend's slot (the checks of phase 2 that need no backend: §2.1's caller, then the chain's
+ * signatures, linkage, attenuation and holder): an unauthenticated client, or one presenting a
+ * chain it made up, flooding a backend that runs one serve at a time cannot make a real serve
+ * beside it find the backend busy.
  */
 class ForgedPresentationSlotTest {
   final GrantFixture f = new GrantFixture();
@@ -33,6 +38,56 @@ class ForgedPresentationSlotTest {
   @Test
   void aForgedPresentation_holdsNoSlot_soAValidServeBesideItIsNotRefusedBusy() throws Exception {
     GrantChain chain = f.chain(1_000_000);
+    ServeRequest forgedRequest = GrantFixture.request("forged", 4, 100_000);
+    // A presentation captured on the wire, given a nonce of the forger's: the signature no longer
+    // covers it.
+    Presentation captured = f.present(chain, forgedRequest);
+    Presentation forged =
+        Presentation.of(chain, captured.caller(), PresentationNonce.random(), captured.signature());
+
+    Throwable refusal = refusalBesideAValidServe(chain, forgedRequest, forged);
+
+    assertThat(refusal)
+        .isInstanceOfSatisfying(
+            NotIssuerException.class,
+            e -> assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
+  }
+
+  /**
+   * Regression: a chain the client made up (a root it signed itself in the org's name, delegated to
+   * the steward by its own key, and presented by that key, so the caller's check passes) took the
+   * backend's slot, and the gate refused it only once inside, under the journal's lock.
+   */
+  @Test
+  void aMadeUpChain_presentedByItsOwnLeafIssuer_holdsNoSlot_andIsRefusedAsToday() throws Exception {
+    SigningKey forger = SigningKey.generate();
+    GrantChain madeUp = f.madeUpChain(forger, 1_000_000);
+    ServeRequest forgedRequest = GrantFixture.request("made up", 4, 100_000);
+
+    Throwable refusal =
+        refusalBesideAValidServe(
+            f.chain(1_000_000), forgedRequest, Jcp.present(forger, madeUp, forgedRequest));
+
+    // The refusal is the one the decision gives: 403 bad-signature naming the root.
+    assertThat(refusal)
+        .isInstanceOfSatisfying(
+            GrantDeniedException.class,
+            e -> {
+              assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE);
+              assertThat(e.getCause())
+                  .isInstanceOfSatisfying(
+                      GrantRefusedException.class, g -> assertThat(g.link()).hasValue(0));
+            });
+  }
+
+  /**
+   * Serves {@code forged} for {@code forgedRequest} on a backend that runs one serve and queues
+   * none, holding it wherever it gets past taking the slot (the authorise phase) or letting it go
+   * once refused; serves a valid request under {@code chain} meanwhile, which must run; then
+   * returns what the forged serve threw, having checked it never reached a slot.
+   */
+  private Throwable refusalBesideAValidServe(
+      GrantChain chain, ServeRequest forgedRequest, Presentation forged) throws Exception {
     ServingEngine serial =
         new ForwardingEngine(GrantFixture.ref()) {
           @Override
@@ -45,10 +100,6 @@ class ForgedPresentationSlotTest {
             return 0;
           }
         };
-    ServeRequest forgedRequest = GrantFixture.request("forged", 4, 100_000);
-    // The forged serve is held wherever it gets past taking the slot (the authorise phase, where
-    // the caller used to be checked), or let go once refused: either way the valid serve then runs
-    // while the forged one is as far as it will get.
     CountDownLatch forgedStopped = new CountDownLatch(1);
     CountDownLatch forgedInSlot = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
@@ -80,11 +131,6 @@ class ForgedPresentationSlotTest {
             };
           }
         };
-    // A presentation captured on the wire, given a nonce of the forger's: the signature no longer
-    // covers it.
-    Presentation captured = f.present(chain, forgedRequest);
-    Presentation forged =
-        Presentation.of(chain, captured.caller(), PresentationNonce.random(), captured.signature());
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try (Steward s =
         f.bare(new DurableMemoryJournal()).backend(serial).listener(holdTheForged).build()) {
@@ -98,12 +144,10 @@ class ForgedPresentationSlotTest {
 
         assertThat(served.receipt().backend()).isEqualTo("ref");
         assertThat(forgedInSlot.getCount()).as("the forged serve reached a slot").isEqualTo(1);
-        assertThatThrownBy(() -> flood.get(10, TimeUnit.SECONDS))
-            .isInstanceOf(ExecutionException.class)
-            .cause()
-            .isInstanceOfSatisfying(
-                NotIssuerException.class,
-                e -> assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
+        ExecutionException thrown =
+            catchThrowableOfType(ExecutionException.class, () -> flood.get(10, TimeUnit.SECONDS));
+        assertThat(thrown).as("the forged serve was refused").isNotNull();
+        return thrown.getCause();
       } finally {
         release.countDown();
       }

@@ -17,10 +17,12 @@ import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.Caveat;
+import org.meshjava.jcp.Grant;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
+import org.meshjava.jcp.SignedGrant;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.receipt.ChainHead;
@@ -40,6 +42,25 @@ final class GrantFixture {
         Jcp.issueRoot(
             org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60), NOW.plusSeconds(3600));
     return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
+  }
+
+  /**
+   * A chain a client makes up: a root claiming that the org issued {@code forger} a grant of {@code
+   * budgetUj}, signed by the forger itself (the org never signed it), then a genuine delegation
+   * from the forger to the steward. The forger is the leaf's issuer, so it presents the chain
+   * correctly ({@link Jcp#present}); only the root's signature is false ({@code bad-signature} at
+   * link 0).
+   */
+  GrantChain madeUpChain(SigningKey forger, long budgetUj) throws Exception {
+    Grant claimed =
+        Grant.builder()
+            .issuer(Jcp.identity(org))
+            .subject(Jcp.identity(forger))
+            .budgetUj(budgetUj)
+            .window(NOW.minusSeconds(60), NOW.plusSeconds(3600))
+            .build();
+    GrantChain root = GrantChain.of(SignedGrant.of(claimed, forger.sign(claimed.encode())));
+    return Jcp.delegate(forger, root, steward, budgetUj);
   }
 
   /**

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.DenialLabel;
@@ -18,6 +20,10 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServePhase;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
 
 /**
  * Revocations are issuers' signed statements (issue 13 item 4): verified, journalled before they
@@ -53,6 +59,52 @@ class RevocationTest {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertRevoked(s, chain, "after the restart");
     }
+  }
+
+  /**
+   * The chain's checks that read no state pass before the serve takes its slot; a revocation
+   * recorded after them (here, as the serve enters its authorise phase) still refuses the serve,
+   * since revocation is decided only under the journal's lock, at the decision's time. Nothing is
+   * spent and nothing is journalled for it.
+   */
+  @Test
+  void aRevocationRecordedAfterTheEarlyChecksPassed_stillRefusesTheServe() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    ServeRequest req = GrantFixture.request("revoked on the way in", 4, 10_000);
+    Revocation revocation = Revocation.sign(f.org, chain, GrantFixture.NOW);
+    AtomicReference<Steward> steward = new AtomicReference<>();
+    AtomicBoolean revoked = new AtomicBoolean();
+    StewardListener revokeOnTheWayIn =
+        new StewardListener() {
+          @Override
+          public ServeObserver serveStarted(ServeStarted serve) {
+            return new ServeObserver() {
+              @Override
+              public void phase(ServePhase phase) {
+                if (phase == ServePhase.AUTHORISE) {
+                  try {
+                    revoked.set(steward.get().revoke(revocation));
+                  } catch (ServeException | GrantRefusedException e) {
+                    throw new IllegalStateException(e);
+                  }
+                }
+              }
+            };
+          }
+        };
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    try (Steward s = f.steward(journal).listener(revokeOnTheWayIn).build()) {
+      steward.set(s);
+      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
+              e -> assertThat(e.label()).isEqualTo(DenialLabel.REVOKED));
+      assertThat(revoked).as("the revocation was recorded on the serve's way in").isTrue();
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000);
+    }
+    assertThat(journal.records())
+        .anyMatch(r -> r.entry() instanceof JournalEntry.Revoked)
+        .noneMatch(r -> r.entry() instanceof JournalEntry.Authorised);
   }
 
   @Test

@@ -3,8 +3,11 @@ package org.meshjava.steward.observe;
 /** The four phases of a serve (§2), in the order the steward runs them. */
 public enum ServePhase {
   /**
-   * Choosing the backend (§4); then, for a serve on a grant, checking its caller (§2.1), before the
-   * backend's slot is taken, so a presentation its caller did not sign is refused in this phase.
+   * Choosing the backend (§4); then, for a serve on a grant, the checks of its presentation that
+   * read no state, before the backend's slot is taken: its caller (§2.1) and its chain's
+   * signatures, linkage, attenuation, caveat kinds and holder. A presentation its caller did not
+   * sign, or whose chain is forged, broken, widened or held by another steward, is refused in this
+   * phase.
    */
   ROUTE,
   /** Deciding the presented grant and journalling the decision; instant for an ungranted serve. */
