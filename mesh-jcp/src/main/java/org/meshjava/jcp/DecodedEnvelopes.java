@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborItemMemo;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
 import org.meshjava.core.cbor.CborText;
@@ -54,6 +55,17 @@ final class DecodedEnvelopes {
    * #MAX_ENCODED} lets in stays under this too ({@code DecodedEnvelopesTest}).
    */
   static final int MAX_ITEMS = 96;
+
+  /**
+   * The same envelopes by their bytes, where a presentation or a revocation carries them: items at
+   * depth 3 of {@code {"chain": [envelope, …], …}}, the statement's map being depth 1. A statement
+   * read with it takes a link it met before whole from its bytes, not read into values again, and
+   * the value it takes is the very one {@link #get} holds, whose hash code its map keeps, so both
+   * lookups cost a pass over the link's bytes rather than walks of its decoded tree. Under the same
+   * bounds as the values; each link it holds costs its bytes again (at most {@value #LIMIT} times
+   * {@value #MAX_ENCODED} bytes).
+   */
+  static final CborItemMemo STATEMENT_LINKS = new CborItemMemo(3, MAX_ENCODED, MAX_ITEMS, LIMIT);
 
   /** An envelope's value and what it decoded to. */
   private record Held(CborValue value, SignedGrant decoded) {}
@@ -117,5 +129,6 @@ final class DecodedEnvelopes {
   /** Forgets every envelope; for tests that compare a cold decode with a warm one. */
   static void clear() {
     DECODED.clear();
+    STATEMENT_LINKS.clear();
   }
 }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CanonicalCbor;
@@ -12,6 +13,8 @@ import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborItemMemo;
+import org.meshjava.core.cbor.CborLimits;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
@@ -34,8 +37,19 @@ final class FieldReader {
 
   /** Decodes canonical CBOR bytes, mapping the codec's error to ours. */
   static CborValue decode(byte[] bytes, String path) throws MalformedGrantException {
+    return decode(bytes, path, null);
+  }
+
+  /**
+   * Decodes canonical CBOR bytes as {@link #decode(byte[], String)} does, taking the items {@code
+   * memo} holds from it when it is not null.
+   */
+  static CborValue decode(byte[] bytes, String path, @Nullable CborItemMemo memo)
+      throws MalformedGrantException {
     try {
-      return CanonicalCbor.decode(bytes);
+      return memo == null
+          ? CanonicalCbor.decode(bytes)
+          : CanonicalCbor.decode(bytes, CborLimits.DEFAULT, memo);
     } catch (CborDecodeException e) {
       throw new MalformedGrantException(Malformation.CBOR, path, String.valueOf(e.getMessage()), e);
     }

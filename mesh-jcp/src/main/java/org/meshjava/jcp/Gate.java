@@ -64,7 +64,16 @@ public final class Gate {
   private final java.util.Set<List<GrantId>> verifiedChains =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /** The most chains {@link #verifiedChains} holds; cleared when full. */
+  private final int verifiedLimit;
+
   private Gate(DidKey holder, SpendLedger ledger, Revocations revocations) {
+    this(holder, ledger, revocations, VERIFIED_CACHE_LIMIT);
+  }
+
+  /** A gate that remembers at most {@code verifiedLimit} verified chains; for the bound's test. */
+  Gate(DidKey holder, SpendLedger ledger, Revocations revocations, int verifiedLimit) {
+    this.verifiedLimit = verifiedLimit;
     this.holder = Objects.requireNonNull(holder, "holder");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.revocations = Objects.requireNonNull(revocations, "revocations");
@@ -254,10 +263,15 @@ public final class Gate {
           "the grant is held by " + leafSubject + ", not by this steward " + holder,
           chain.links().size() - 1);
     }
-    if (verifiedChains.size() >= VERIFIED_CACHE_LIMIT) {
+    if (verifiedChains.size() >= verifiedLimit) {
       verifiedChains.clear();
     }
     verifiedChains.add(ids);
+  }
+
+  /** How many verified chains are remembered; for the bound's test. */
+  int verifiedChainCount() {
+    return verifiedChains.size();
   }
 
   private void checkAt(

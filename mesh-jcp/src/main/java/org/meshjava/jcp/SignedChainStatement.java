@@ -63,7 +63,7 @@ abstract sealed class SignedChainStatement<D> permits Presentation, Revocation {
    */
   static <D, S> S decode(byte[] bytes, Form<D> form, Assembler<D, S> assembler)
       throws MalformedGrantException {
-    CborValue v = FieldReader.decode(bytes, form.kind());
+    CborValue v = FieldReader.decode(bytes, form.kind(), DecodedEnvelopes.STATEMENT_LINKS);
     FieldReader r =
         FieldReader.of(
             v,

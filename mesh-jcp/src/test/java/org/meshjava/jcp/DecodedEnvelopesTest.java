@@ -108,6 +108,41 @@ class DecodedEnvelopesTest {
     }
   }
 
+  /**
+   * Hostile: a link whose bytes differ from a held link's only in the encoding of an equal value
+   * (its map's count written in two bytes) is read in full and refused as a cold decode refuses it,
+   * not taken as the held link.
+   */
+  @Test
+  void aLinkEncodedAnotherWay_isNotTakenForTheHeldOne_andIsRefusedAsWhenCold() throws Exception {
+    GrantChain chain = Fixture.twoLinkChain(1_000);
+    byte[] presented = Fixture.present(chain, REQUEST, 1).encode();
+    byte[] link = chain.root().encode();
+    int at = indexOf(presented, link);
+    assertThat(link[0]).as("a map of two: grant, signature").isEqualTo((byte) 0xA2);
+    byte[] widened = new byte[presented.length + 1];
+    System.arraycopy(presented, 0, widened, 0, at);
+    widened[at] = (byte) 0xB8;
+    widened[at + 1] = 2;
+    System.arraycopy(presented, at + 1, widened, at + 2, presented.length - at - 1);
+    String cold = outcome(widened);
+    assertThat(cold).startsWith("refused CBOR");
+
+    Presentation.decode(presented);
+    assertThat(DecodedEnvelopes.STATEMENT_LINKS.size()).as("links held by bytes").isEqualTo(2);
+
+    assertThat(outcome(widened)).isEqualTo(cold);
+  }
+
+  private static int indexOf(byte[] in, byte[] part) {
+    for (int i = 0; i + part.length <= in.length; i++) {
+      if (Arrays.equals(in, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("not found");
+  }
+
   @Test
   void theMemo_holdsAtMostItsLimit_andNoLargeEnvelope() throws Exception {
     for (int i = 0; i < DecodedEnvelopes.LIMIT + 10; i++) {

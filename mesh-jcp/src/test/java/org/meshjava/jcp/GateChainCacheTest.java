@@ -79,6 +79,26 @@ class GateChainCacheTest {
     assertRootRefused(gate, SignedGrant.of(flipped, chain.root().signature()), chain);
   }
 
+  /**
+   * The memo of verified chains is bounded (65 536 in a steward; 2 here): distinct chains beyond
+   * the bound clear it rather than grow it, and a chain forgotten that way is verified again and
+   * still accepted, and its forged variant still refused.
+   */
+  @Test
+  void theVerifiedChains_stayWithinTheirBound_andAForgottenChainIsVerifiedAgain() throws Exception {
+    Gate gate = new Gate(Fixture.STEWARD_DID, SpendLedger.inMemory(), Revocations.none(), 2);
+    GrantChain first = Fixture.twoLinkChain(10_000);
+    for (int i = 0; i < 3; i++) {
+      GrantChain chain = i == 0 ? first : Fixture.twoLinkChain(10_000 + i);
+      gate.release(Fixture.decide(gate, Fixture.present(chain, Fixture.REQUEST, 1)));
+      assertThat(gate.verifiedChainCount()).as("after chain %d", i).isBetween(1, 2);
+    }
+    gate.release(Fixture.decide(gate, Fixture.present(first, Fixture.REQUEST, 2)));
+    byte[] signature = first.root().signature();
+    signature[5] ^= 0x01;
+    assertRootRefused(gate, SignedGrant.of(first.root().grant(), signature), first);
+  }
+
   /** ORG → CALLER → STEWARD, decided once by {@code gate} so that the chain is remembered. */
   private static GrantChain rememberedTwoLinkChain(Gate gate) throws Exception {
     GrantChain chain = Fixture.twoLinkChain(10_000);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -235,7 +236,21 @@ public final class CanonicalCbor {
    */
   public static CborValue decode(byte[] bytes, CborLimits limits) throws CborDecodeException {
     // The caller's array may change after this returns, so nothing decoded may be a view of it.
-    return decode(ByteBuffer.wrap(bytes), limits, false);
+    return decode(ByteBuffer.wrap(bytes), limits, false, null);
+  }
+
+  /**
+   * Decodes exactly one canonical item occupying all of {@code bytes}, as {@link #decode(byte[],
+   * CborLimits)} does, but takes each item at {@code memo}'s depth whose bytes {@code memo} holds
+   * from it, and offers it each other item at that depth that it reads. The value returned, and the
+   * refusal thrown, are the same as without the memo (see {@link CborItemMemo} for why).
+   *
+   * @throws CborDecodeException naming the rule and offset if the bytes are not canonical or exceed
+   *     {@code limits}
+   */
+  public static CborValue decode(byte[] bytes, CborLimits limits, CborItemMemo memo)
+      throws CborDecodeException {
+    return decode(ByteBuffer.wrap(bytes), limits, false, Objects.requireNonNull(memo, "memo"));
   }
 
   /**
@@ -249,7 +264,7 @@ public final class CanonicalCbor {
    *     exceeds {@code limits}
    */
   public static CborValue decode(CborBytes embedded, CborLimits limits) throws CborDecodeException {
-    return decode(embedded.content(), limits, true);
+    return decode(embedded.content(), limits, true, null);
   }
 
   /**
@@ -274,17 +289,18 @@ public final class CanonicalCbor {
    */
   public static CborValue decodeInPlace(ByteBuffer in, CborLimits limits)
       throws CborDecodeException {
-    return decode(in, limits, true);
+    return decode(in, limits, true, null);
   }
 
-  private static CborValue decode(ByteBuffer in, CborLimits limits, boolean inPlace)
+  private static CborValue decode(
+      ByteBuffer in, CborLimits limits, boolean inPlace, @Nullable CborItemMemo memo)
       throws CborDecodeException {
     int length = in.remaining();
     if (length > limits.maxInputBytes()) {
       throw new CborDecodeException(
           CborRule.INPUT_TOO_LARGE, 0, length + " bytes exceed " + limits.maxInputBytes());
     }
-    Decoder d = new Decoder(in.slice(), limits, inPlace);
+    Decoder d = new Decoder(in.slice(), limits, inPlace, memo);
     CborValue v = d.item(1);
     if (d.pos != length) {
       throw new CborDecodeException(
@@ -408,17 +424,53 @@ public final class CanonicalCbor {
     /** Whether large byte strings may be views of {@link #in} (its bytes never change). */
     private final boolean inPlace;
 
+    /** Items at its depth already read, taken whole when their bytes come again; or null. */
+    private final @Nullable CborItemMemo memo;
+
     private int pos;
     private int items;
 
-    Decoder(ByteBuffer in, CborLimits limits, boolean inPlace) {
+    /** The deepest item begun so far (1 is the whole input). */
+    private int deepest;
+
+    Decoder(ByteBuffer in, CborLimits limits, boolean inPlace, @Nullable CborItemMemo memo) {
       this.in = in;
       this.end = in.limit();
       this.limits = limits;
       this.inPlace = inPlace;
+      this.memo = memo;
     }
 
     CborValue item(int depth) throws CborDecodeException {
+      return memo != null && depth == memo.depth() ? remembered(memo, depth) : read(depth);
+    }
+
+    /**
+     * The item at {@link #pos}, taken from {@code memo} if its bytes are held and taking it keeps
+     * within the limits; else read in full and offered to {@code memo}.
+     */
+    private CborValue remembered(CborItemMemo memo, int depth) throws CborDecodeException {
+      int start = pos;
+      CborItemMemo.Held h = memo.find(in, start, end);
+      if (h != null
+          && h.items() <= limits.maxItems() - items
+          && depth + h.depth() - 1 <= limits.maxDepth()) {
+        items += h.items();
+        deepest = Math.max(deepest, depth + h.depth() - 1);
+        pos = start + h.encoding().length;
+        return h.value();
+      }
+      int itemsBefore = items;
+      int deepestBefore = deepest;
+      deepest = depth;
+      CborValue v = read(depth);
+      memo.offer(in, start, pos, v, items - itemsBefore, deepest - depth + 1);
+      deepest = Math.max(deepest, deepestBefore);
+      return v;
+    }
+
+    private CborValue read(int depth) throws CborDecodeException {
+      deepest = Math.max(deepest, depth);
       if (depth > limits.maxDepth()) {
         throw new CborDecodeException(
             CborRule.TOO_DEEP, pos, "nesting exceeds depth " + limits.maxDepth());

@@ -137,13 +137,31 @@ public final class CborMap implements CborValue {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof CborMap other && entries.equals(other.entries);
+    return o == this || o instanceof CborMap other && entries.equals(other.entries);
   }
 
+  /**
+   * The hash code, computed once: a map is immutable, and a map decoded once and met again (a grant
+   * envelope taken from a {@link CborItemMemo}) is looked up by it on every request.
+   */
   @Override
   public int hashCode() {
-    return entries.hashCode();
+    int h = hash;
+    if (h == 0 && !hashIsZero) {
+      h = entries.hashCode();
+      if (h == 0) {
+        hashIsZero = true;
+      } else {
+        hash = h;
+      }
+    }
+    return h;
   }
+
+  /** The cached hash code, 0 until computed (as {@link String}'s, a benign race). */
+  private int hash;
+
+  private boolean hashIsZero;
 
   @Override
   public String toString() {
