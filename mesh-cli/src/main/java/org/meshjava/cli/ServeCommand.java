@@ -235,14 +235,17 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   private @Nullable SnapshotFolderClaim snapshotClaim;
 
   /**
-   * The upstream engines this run built from its configuration, closed once the steward is closed
-   * or the start failed: the steward never closes an engine it is given ({@link
-   * Steward.Builder#backend}), and each holds a share of an HTTP client, one of its own (a thread
-   * pool and a scheduler) where it trusts its own CAs. The local engines are left to the process's
-   * end: their close frees native memory that a serve cut at the drain's end may still be running
-   * in.
+   * The engines this run built (from its configuration, and the MiniLM decision engine it adds),
+   * closed once the steward is closed or the start failed: the steward never closes an engine it is
+   * given ({@link Steward.Builder#backend}). Which of them are closed is {@link #closedAtTheEnd}'s.
    */
-  private List<UpstreamEngine> upstreams = List.of();
+  private List<ServingEngine> engines = List.of();
+
+  /**
+   * Whether the server started, so a serve may have run: from then on a serve the drain cut may
+   * still be running in a local engine when the cleanup comes.
+   */
+  private boolean started;
 
   /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
   private final CountDownLatch finished = new CountDownLatch(1);
@@ -277,8 +280,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     first = cleanUp(first, "snapshot folder claim", snapshotClaim);
     // After the steward's close, which ends every serve through them; each whatever the one before
     // threw.
-    for (UpstreamEngine upstream : upstreams) {
-      first = cleanUp(first, "upstream engine", upstream);
+    for (AutoCloseable engine : closedAtTheEnd()) {
+      first = cleanUp(first, "engine", engine);
     }
     first = cleanUp(first, "finished", finished::countDown);
     if (first instanceof Error error) {
@@ -288,6 +291,23 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw (Exception) first;
     }
     return java.util.Objects.requireNonNull(status, "status");
+  }
+
+  /**
+   * The engines this run closes as it ends: every one that holds resources ({@link
+   * ServeConfig#holdingResources}) where the server never started, since no serve ran in any; once
+   * it started, the upstream engines only (each holds a share of an HTTP client, one of its own
+   * with its threads where it trusts its own CAs, and a serve cut in one meets a failed exchange).
+   * The local engines are then left to the process's end: their close frees native memory (an ONNX
+   * session) that a serve cut at the drain's end may still be running in.
+   */
+  private List<AutoCloseable> closedAtTheEnd() {
+    return started
+        ? engines.stream()
+            .filter(UpstreamEngine.class::isInstance)
+            .map(AutoCloseable.class::cast)
+            .toList()
+        : ServeConfig.holdingResources(engines);
   }
 
   /**
@@ -462,11 +482,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
-    upstreams =
-        c.backends().stream()
-            .filter(UpstreamEngine.class::isInstance)
-            .map(UpstreamEngine.class::cast)
-            .toList();
+    engines = c.backends();
     if (console) {
       checkConsoleListener(c);
     }
@@ -514,6 +530,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         && backends.stream().noneMatch(b -> b instanceof OnnxDecisionEngine)) {
       backends.add(miniLm());
     }
+    engines = List.copyOf(backends);
     backends.forEach(sb::backend);
     // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
     backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
@@ -736,6 +753,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           }
         }
         try {
+          // Set first: a start that got as far as accepting a request before it failed may have
+          // run a serve, and this cannot tell it from one refused at its bind.
+          started = true;
           server.start();
         } catch (IOException e) {
           out.print(revoked);

@@ -273,29 +273,47 @@ record ServeConfig(
                 + new java.util.TreeSet<>(KEYS));
       }
     }
-    // Built so far: an entry or setting refused after an upstream was built leaves none open.
+    // Built so far: an entry or setting refused after an engine was built leaves none open.
     List<ServingEngine> backends = new ArrayList<>();
     try {
       return of(root, file, dir, backends);
     } catch (CliException | RuntimeException | Error e) {
-      closeUpstreams(backends, e);
+      closeBuilt(backends, e);
       throw e;
     }
   }
 
   /**
-   * Closes the upstream engines among {@code built} (each holds a share of an HTTP client, one of
-   * its own with its threads where it trusts its own CAs), whatever closing the one before threw,
-   * each failure suppressed on {@code failed}.
+   * The engines among {@code engines} that hold resources until closed: every {@link AutoCloseable}
+   * one (an upstream's share of an HTTP client, one of its own with its threads where it trusts its
+   * own CAs; an ONNX session's native memory; Jlama's model). The steward never closes the engines
+   * it is given ({@code Steward.Builder#backend}), so whoever built them closes these, each owner
+   * by its own rule for a close that fails.
    */
-  private static void closeUpstreams(List<ServingEngine> built, Throwable failed) {
-    for (ServingEngine e : built) {
-      if (e instanceof UpstreamEngine upstream) {
-        try {
-          upstream.close();
-        } catch (RuntimeException | Error x) {
-          failed.addSuppressed(x);
+  static List<AutoCloseable> holdingResources(List<? extends ServingEngine> engines) {
+    List<AutoCloseable> holding = new ArrayList<>();
+    for (ServingEngine e : engines) {
+      if (e instanceof AutoCloseable c) {
+        holding.add(c);
+      }
+    }
+    return List.copyOf(holding);
+  }
+
+  /**
+   * Closes the engines among {@code built} that {@link #holdingResources hold resources}, whatever
+   * closing the one before threw, each failure suppressed on {@code failed}. None of them has
+   * served: the configuration that built them was refused, so no steward ever saw them.
+   */
+  static void closeBuilt(List<? extends ServingEngine> built, Throwable failed) {
+    for (AutoCloseable engine : holdingResources(built)) {
+      try {
+        engine.close();
+      } catch (Exception | Error x) {
+        if (x instanceof InterruptedException) {
+          Thread.currentThread().interrupt(); // kept for the caller, who is refusing anyway
         }
+        failed.addSuppressed(x);
       }
     }
   }

@@ -1,9 +1,11 @@
 package org.meshjava.steward;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
 import org.meshjava.router.Inadmissibility;
 import org.meshjava.router.RouteCandidate;
 import org.slf4j.Logger;
@@ -14,16 +16,38 @@ import org.slf4j.LoggerFactory;
  * reason says only that it failed while being judged, since every client reads the route (a
  * refusal's candidates, a served reply's route); what it threw, its Java class and message, which
  * may name a path or a host the operator runs, is the operator's ({@link
- * Inadmissibility#thrown()}), and this is where the operator of a server reads it. A backend that
- * throws while judged mostly does so for every request, so its first throw is logged at WARN and
- * each later one at DEBUG: the log says why at once, and is not flooded at the rate requests come.
- * Thread-safe.
+ * Inadmissibility#thrown()}), and this is where the operator of a server reads it.
+ *
+ * <p>A backend that throws while judged mostly does so for every request, so a throw is logged at
+ * WARN at most once per backend in each {@link #WARN_EVERY}, and the others at DEBUG: the log says
+ * why at once, is not flooded at the rate requests come, and a backend that fails again later (it
+ * recovered, or it kept failing unnoticed) is said at WARN again. The gap is counted from the last
+ * WARN, not from the last clean judging: a backend that throws only for some requests (a grant's
+ * {@code ModelIn} reads its weights, an ungranted request does not) is judged cleanly between its
+ * throws, and would otherwise be warned of at the rate those requests come. Thread-safe.
  */
 final class JudgingThrows {
   private static final Logger LOG = LoggerFactory.getLogger(JudgingThrows.class);
 
-  /** The backends whose throw was logged at WARN; the router's names, a fixed set. */
-  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  /** The least time between two WARNs for one backend. */
+  static final Duration WARN_EVERY = Duration.ofHours(1);
+
+  /**
+   * When each backend's throw was last logged at WARN, in {@link #nanoTime}'s count; keyed by the
+   * router's names, a fixed set, so it never grows past the backends.
+   */
+  private final ConcurrentMap<String, Long> warnedAt = new ConcurrentHashMap<>();
+
+  private final LongSupplier nanoTime;
+
+  JudgingThrows() {
+    this(System::nanoTime);
+  }
+
+  /** With {@code nanoTime} as the monotonic time the gap between WARNs is counted in (tests). */
+  JudgingThrows(LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+  }
 
   /** Logs what each of {@code candidates} threw while judged; nothing for one refused by a rule. */
   void log(List<RouteCandidate> candidates) {
@@ -34,15 +58,29 @@ final class JudgingThrows {
         continue;
       }
       String thrown = why.get().thrown().get();
-      if (warned.add(c.backend())) {
+      if (warnNow(c.backend())) {
         LOG.warn(
-            "backend {} failed while being judged, so it was passed over: {} (its later failures"
-                + " are logged at debug)",
+            "backend {} failed while being judged, so it was passed over: {} (its failures in"
+                + " the next hour are logged at debug)",
             c.backend(),
             thrown);
       } else {
         LOG.debug("backend {} failed while being judged: {}", c.backend(), thrown);
       }
     }
+  }
+
+  /**
+   * Whether {@code backend}'s throw is the one to log at WARN: its first, or its first once {@link
+   * #WARN_EVERY} has passed since the last one was. Of threads racing here, one is told yes.
+   */
+  private boolean warnNow(String backend) {
+    long now = nanoTime.getAsLong();
+    Long last = warnedAt.get(backend);
+    if (last == null) {
+      return warnedAt.putIfAbsent(backend, now) == null;
+    }
+    // A difference of nanoTime values, never a comparison of them: the count may wrap.
+    return now - last >= WARN_EVERY.toNanos() && warnedAt.replace(backend, last, now);
   }
 }

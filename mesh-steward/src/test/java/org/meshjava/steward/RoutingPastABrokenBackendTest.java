@@ -71,7 +71,8 @@ class RoutingPastABrokenBackendTest {
   /**
    * With the broken backend alone, a granted serve is refused as routing refuses, nothing spent.
    * What the backend threw is the operator's: in its candidate's {@code thrown} and the steward's
-   * log (at WARN once a backend), never in the reason a client reads.
+   * log (at WARN at most once an hour a backend, JudgingThrowsTest), never in the reason a client
+   * reads.
    */
   @Test
   void aBrokenBackendAlone_isRefusedAtRouting_andNothingIsDebited() throws Exception {
