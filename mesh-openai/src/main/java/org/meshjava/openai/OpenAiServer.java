@@ -97,6 +97,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
   private final Duration deliveryTimeout;
+  private final TimeLimits timeLimits;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
 
@@ -186,6 +187,51 @@ public final class OpenAiServer implements AutoCloseable {
     limit.setHandler(api);
     jetty.setHandler(new Glue(limit, api));
     jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
+    this.timeLimits =
+        new TimeLimits(
+            b.headerDeadline,
+            bodyDeadline,
+            refusedBodyDrain.maxTime(),
+            Duration.ofMillis(connector.getIdleTimeout()),
+            writeTimeout,
+            deliveryTimeout);
+  }
+
+  /**
+   * The time limits a server applies to its clients, each set by the {@link Builder} setter of the
+   * same name. An immutable value.
+   *
+   * @param headerDeadline how long a request's headers may take from their first byte
+   * @param bodyDeadline how long a request's body may take from the end of its headers
+   * @param refusedBodyDrainTime how long the body of a request refused 413 is read and dropped
+   * @param idleTimeout how long a connection may send and take nothing
+   * @param writeTimeout how long one piece of a streamed reply may wait for its client
+   * @param deliveryTimeout how long, in all, the writes of one reply may wait for its client
+   */
+  public record TimeLimits(
+      Duration headerDeadline,
+      Duration bodyDeadline,
+      Duration refusedBodyDrainTime,
+      Duration idleTimeout,
+      Duration writeTimeout,
+      Duration deliveryTimeout) {
+    /** Checks that no limit is null. */
+    public TimeLimits {
+      Objects.requireNonNull(headerDeadline, "headerDeadline");
+      Objects.requireNonNull(bodyDeadline, "bodyDeadline");
+      Objects.requireNonNull(refusedBodyDrainTime, "refusedBodyDrainTime");
+      Objects.requireNonNull(idleTimeout, "idleTimeout");
+      Objects.requireNonNull(writeTimeout, "writeTimeout");
+      Objects.requireNonNull(deliveryTimeout, "deliveryTimeout");
+    }
+  }
+
+  /**
+   * The time limits this server applies, as built: what {@code mesh serve} and an application that
+   * configures the builder from its own settings can check they handed over.
+   */
+  public TimeLimits timeLimits() {
+    return timeLimits;
   }
 
   /**
