@@ -694,28 +694,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       flagOr(defaultCeiling, c.defaultJouleCeilingUj()).ifPresent(ob::defaultJouleCeilingUj);
       flagOr(maxBody, c.maxBodyBytes()).ifPresent(ob::maxBodyBytes);
       flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
-      c.bodyDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::bodyDeadline);
-      c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
       c.maxConnections().ifPresent(n -> ob.maxConnections(n.intValue()));
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       c.refusedBodyDrainBytes().ifPresent(ob::refusedBodyDrainBytes);
-      c.refusedBodyDrainSeconds().map(Duration::ofSeconds).ifPresent(ob::refusedBodyDrainTime);
-      c.deliveryTimeoutSeconds().map(Duration::ofSeconds).ifPresent(ob::deliveryTimeout);
-      Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
-      if (writeTimeout != null) {
-        if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {
-          throw new CliException(
-              "--write-timeout-s must be from 1 to "
-                  + ServeConfig.MAX_SECONDS
-                  + " (a year), not "
-                  + writeTimeout);
-        }
-        // The connection's idle timeout must outlast the write timeout, or it would fire first.
-        ob.writeTimeout(java.time.Duration.ofSeconds(writeTimeout))
-            .idleTimeout(
-                java.time.Duration.ofSeconds(
-                    Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
-      }
+      timeLimits(ob, c, writeTimeoutSeconds);
       if (console) {
         ob.console(consoleListener().host(), consoleListener().port());
       }
@@ -858,6 +840,35 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + min
               + ", not "
               + value.get());
+    }
+  }
+
+  /**
+   * Gives the server the time limits {@code c} sets, and the write timeout {@code
+   * --write-timeout-s} or {@code c} sets, with an idle timeout that outlasts it. Each is read back
+   * from a built server by {@code ServeTimeLimitsTest}, so that a limit the file sets and the
+   * server never gets fails a test.
+   *
+   * @throws CliException if the write timeout is not from 1 s to a year
+   */
+  static void timeLimits(OpenAiServer.Builder ob, ServeConfig c, @Nullable Long writeTimeoutFlag)
+      throws CliException {
+    c.bodyDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::bodyDeadline);
+    c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
+    c.refusedBodyDrainSeconds().map(Duration::ofSeconds).ifPresent(ob::refusedBodyDrainTime);
+    c.deliveryTimeoutSeconds().map(Duration::ofSeconds).ifPresent(ob::deliveryTimeout);
+    Long writeTimeout = flagOr(writeTimeoutFlag, c.writeTimeoutSeconds()).orElse(null);
+    if (writeTimeout != null) {
+      if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {
+        throw new CliException(
+            "--write-timeout-s must be from 1 to "
+                + ServeConfig.MAX_SECONDS
+                + " (a year), not "
+                + writeTimeout);
+      }
+      // The connection's idle timeout must outlast the write timeout, or it would fire first.
+      ob.writeTimeout(Duration.ofSeconds(writeTimeout))
+          .idleTimeout(Duration.ofSeconds(Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
     }
   }
 

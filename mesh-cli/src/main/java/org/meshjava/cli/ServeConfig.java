@@ -54,7 +54,8 @@ import org.meshjava.openai.UpstreamEngine;
  *                                   // the connection is closed
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
  *   "delivery_timeout_s": 60,       // and one whose writes waited this long in all, though
- *                                   // its client reads a little before each write timeout
+ *                                   // its client reads a little before each write timeout;
+ *                                   // so is one whose whole reply waited this long
  *   "engine_deadline_s": 120,       // a serve whose engine takes longer is refused
  *                                   // engine_failed, its grant debited the whole ceiling
  *                                   // (default: none, the engine takes as long as it takes)

@@ -469,7 +469,7 @@ final class KeepAliveHttp {
         return out;
       }
       // Framed by the end of the connection.
-      byte[] out = new byte[Math.min(lim - pos + 4096, UpstreamHttp.MAX_REPLY_BYTES + 1)];
+      byte[] out = new byte[Math.min(lim - pos + 4096, UpstreamHttp.MAX_REPLY_BYTES)];
       int n = 0;
       while (true) {
         if (pos == lim) {
@@ -484,12 +484,23 @@ final class KeepAliveHttp {
           throw tooLarge();
         }
         if (n + take > out.length) {
-          out = Arrays.copyOf(out, Math.min(Math.max(out.length * 2, n + take), 1 << 30));
+          out = grown(out, n + take);
         }
         System.arraycopy(buf, pos, out, n, take);
         n += take;
         pos = lim;
       }
+    }
+
+    /**
+     * {@code out} grown to hold {@code needed} bytes, no more than {@link
+     * UpstreamHttp#MAX_REPLY_BYTES} (which the caller has checked {@code needed} against): doubled,
+     * so that a body read in many pieces is copied a few times only, but capped, as doubling alone
+     * grew the buffer of a body just under the limit to nearly twice it.
+     */
+    private static byte[] grown(byte[] out, int needed) {
+      return Arrays.copyOf(
+          out, (int) Math.min(UpstreamHttp.MAX_REPLY_BYTES, Math.max(out.length * 2L, needed)));
     }
 
     /**
@@ -519,7 +530,7 @@ final class KeepAliveHttp {
           throw tooLarge();
         }
         if (n + size > out.length) {
-          out = Arrays.copyOf(out, (int) Math.max(out.length * 2L, n + size));
+          out = grown(out, (int) (n + size));
         }
         read(out, n, (int) size);
         n += (int) size;

@@ -97,6 +97,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
   private final Duration deliveryTimeout;
+  private final TimeLimits timeLimits;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
 
@@ -186,6 +187,51 @@ public final class OpenAiServer implements AutoCloseable {
     limit.setHandler(api);
     jetty.setHandler(new Glue(limit, api));
     jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
+    this.timeLimits =
+        new TimeLimits(
+            b.headerDeadline,
+            bodyDeadline,
+            refusedBodyDrain.maxTime(),
+            Duration.ofMillis(connector.getIdleTimeout()),
+            writeTimeout,
+            deliveryTimeout);
+  }
+
+  /**
+   * The time limits a server applies to its clients, each set by the {@link Builder} setter of the
+   * same name. An immutable value.
+   *
+   * @param headerDeadline how long a request's headers may take from their first byte
+   * @param bodyDeadline how long a request's body may take from the end of its headers
+   * @param refusedBodyDrainTime how long the body of a request refused 413 is read and dropped
+   * @param idleTimeout how long a connection may send and take nothing
+   * @param writeTimeout how long one piece of a streamed reply may wait for its client
+   * @param deliveryTimeout how long, in all, the writes of one reply may wait for its client
+   */
+  public record TimeLimits(
+      Duration headerDeadline,
+      Duration bodyDeadline,
+      Duration refusedBodyDrainTime,
+      Duration idleTimeout,
+      Duration writeTimeout,
+      Duration deliveryTimeout) {
+    /** Checks that no limit is null. */
+    public TimeLimits {
+      Objects.requireNonNull(headerDeadline, "headerDeadline");
+      Objects.requireNonNull(bodyDeadline, "bodyDeadline");
+      Objects.requireNonNull(refusedBodyDrainTime, "refusedBodyDrainTime");
+      Objects.requireNonNull(idleTimeout, "idleTimeout");
+      Objects.requireNonNull(writeTimeout, "writeTimeout");
+      Objects.requireNonNull(deliveryTimeout, "deliveryTimeout");
+    }
+  }
+
+  /**
+   * The time limits this server applies, as built: what {@code mesh serve} and an application that
+   * configures the builder from its own settings can check they handed over.
+   */
+  public TimeLimits timeLimits() {
+    return timeLimits;
   }
 
   /**
@@ -1084,7 +1130,8 @@ public final class OpenAiServer implements AutoCloseable {
   /**
    * Writes the reply and completes {@code callback}; {@code told} hears the status sent, before the
    * client can read it. A whole JSON reply is written without blocking, so a client that does not
-   * read its answer holds no thread either.
+   * read its answer holds no thread either; like a stream's writes, it waits for its client the
+   * delivery timeout at most ({@link Delivery}).
    */
   private void write(
       Reply reply, Request request, Response response, Callback callback, IntConsumer told)
@@ -1113,7 +1160,8 @@ public final class OpenAiServer implements AutoCloseable {
         json.allow().ifPresent(a -> response.getHeaders().put(HttpHeader.ALLOW, a));
         byte[] bytes = rendered.bytes();
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        response.write(true, ByteBuffer.wrap(bytes), callback);
+        new Delivery(request, response, deliveryTimeout)
+            .write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Text text -> {
         told.accept(text.status());
@@ -1121,12 +1169,14 @@ public final class OpenAiServer implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, text.contentType());
         byte[] bytes = text.body().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        response.write(true, ByteBuffer.wrap(bytes), callback);
+        new Delivery(request, response, deliveryTimeout)
+            .write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Streamed streamed -> {
         response.setStatus(streamed.status());
         StreamChannel channel =
-            new StreamChannel(request, response, writeTimeout, deliveryTimeout, told);
+            new StreamChannel(
+                new Delivery(request, response, deliveryTimeout), response, writeTimeout, told);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {
           write(
@@ -1151,33 +1201,24 @@ public final class OpenAiServer implements AutoCloseable {
    *
    * <p>The write timeout alone bounds each send, not the reply: a client that takes each piece just
    * before it runs out (a few bytes at a time) held its serve for up to {@code max_tokens} write
-   * timeouts. So the time the reply's sends spend waiting for their client is also summed, and once
-   * that sum reaches the delivery timeout the connection is closed as for a reader that stopped.
-   * Only waiting counts: a send the socket takes at once costs nothing, so a client that reads as
-   * fast as the engine produces is never cut, however long the generation runs (the steward's
-   * engine deadline bounds that).
+   * timeouts. So the sends go through the reply's {@link Delivery}, which sums the time they spend
+   * waiting for their client and closes the connection once that sum reaches the delivery timeout,
+   * as for a reader that stopped. Only waiting counts: a send the socket takes at once costs
+   * nothing, so a client that reads as fast as the engine produces is never cut, however long the
+   * generation runs (the steward's engine deadline bounds that).
    */
   private static final class StreamChannel implements Reply.Channel {
-    private final Request request;
+    private final Delivery delivery;
     private final Response response;
     private final Duration writeTimeout;
     private final IntConsumer told;
     private boolean started;
     private boolean alive = true;
 
-    /** What the client may still keep this reply's sends waiting, in nanoseconds. */
-    private long waitLeftNanos;
-
-    StreamChannel(
-        Request request,
-        Response response,
-        Duration writeTimeout,
-        Duration deliveryTimeout,
-        IntConsumer told) {
-      this.request = request;
+    StreamChannel(Delivery delivery, Response response, Duration writeTimeout, IntConsumer told) {
+      this.delivery = delivery;
       this.response = response;
       this.writeTimeout = writeTimeout;
-      this.waitLeftNanos = deliveryTimeout.toNanos();
       this.told = told;
     }
 
@@ -1198,32 +1239,25 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * Writes and waits at most the write timeout, or what is left of the delivery timeout if that
-     * is less; on failure or timeout the connection closes.
+     * Writes and waits at most the write timeout; on failure or timeout the connection closes. The
+     * reply's delivery timeout, running out first, closes it too, which fails the write.
      */
     private boolean await(boolean last, ByteBuffer bytes) {
       Callback.Completable done = new Callback.Completable();
-      long began = System.nanoTime();
-      response.write(last, bytes, done);
-      long limit = Math.min(writeTimeout.toNanos(), waitLeftNanos);
+      delivery.write(last, bytes, done);
       try {
-        done.get(limit, TimeUnit.NANOSECONDS);
-        waitLeftNanos -= System.nanoTime() - began;
+        done.get(writeTimeout.toNanos(), TimeUnit.NANOSECONDS);
         return true;
       } catch (TimeoutException e) {
-        if (limit < writeTimeout.toNanos()) {
-          LOG.debug("the client of a stream kept its sends waiting too long in all; closing it");
-        } else {
-          LOG.debug("the client of a stream read nothing for {}; closing it", writeTimeout);
-        }
-        request.getConnectionMetaData().getConnection().getEndPoint().close(e);
+        LOG.debug("the client of a stream read nothing for {}; closing it", writeTimeout);
+        delivery.close(e);
         return false;
       } catch (ExecutionException e) {
-        LOG.debug("the client of a stream went away", e.getCause());
+        LOG.debug("the client of a stream went away, or was cut", e.getCause());
         return false;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        request.getConnectionMetaData().getConnection().getEndPoint().close(e);
+        delivery.close(e);
         return false;
       }
     }
@@ -1644,13 +1678,16 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * How long, in all, the writes of one streamed reply may wait for its client to take them. A
+     * How long, in all, the writes of one reply may wait for its client to take them. A streaming
      * client that reads just often enough to beat the {@linkplain #writeTimeout write timeout} (a
      * few bytes at a time) is disconnected once its reply's writes have waited this long together,
      * which stops its serve as a client that hangs up does: the tokens made so far are metered,
-     * sealed and journalled. Time a write does not wait (the socket takes it at once) is not
-     * counted, so a client that keeps up with its engine is never cut. The default is 60 s, the
-     * most {@link #MAX_TIME_LIMIT}; one shorter than the write timeout bounds each write too.
+     * sealed and journalled. A whole JSON reply, written without holding a thread, is dropped with
+     * its connection once its client has not taken it for this long, so that a client reading a few
+     * bytes before each {@linkplain #idleTimeout idle timeout} cannot keep its bytes in memory for
+     * longer. Time a write does not wait (the socket takes it at once) is not counted, so a client
+     * that keeps up with its engine is never cut. The default is 60 s, the most {@link
+     * #MAX_TIME_LIMIT}; one shorter than the write timeout bounds each write too.
      */
     public Builder deliveryTimeout(Duration v) {
       deliveryTimeout = positive("deliveryTimeout", v);

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -311,6 +312,38 @@ class KeepAliveHttpTest {
           .isInstanceOf(IOException.class)
           .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
     }
+  }
+
+  /**
+   * Regression: a body's buffer grew by doubling, past {@link UpstreamHttp#MAX_REPLY_BYTES}: a
+   * chunked reply one byte under the limit, sent as a chunk of all but one of its bytes and then a
+   * chunk of one, grew it from the first chunk's size to twice that, nearly twice the limit, for
+   * the last byte. It now stops at the limit. Observed as the bytes this thread allocates (the
+   * JDK's count, exact for the thread, no heuristic), against the same bytes sent as one chunk: the
+   * split reply may cost one more buffer of at most the limit, not one of twice it.
+   */
+  @Test
+  void aChunkedReplyJustUnderTheLimit_neverGrowsItsBufferPastTheLimit() throws Exception {
+    int cap = UpstreamHttp.MAX_REPLY_BYTES;
+    String head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    String data = "x".repeat(cap - 2);
+    String whole = head + Integer.toHexString(cap - 1) + "\r\n" + data + "y\r\n0\r\n\r\n";
+    String split = head + Integer.toHexString(cap - 2) + "\r\n" + data + "\r\n1\r\ny\r\n0\r\n\r\n";
+    var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long[] allocated = new long[2];
+    // The whole reply first, so that what the first exchange loads is counted against it.
+    try (Scripted s = new Scripted(n -> n == 0 ? whole : split)) {
+      KeepAliveHttp http = s.client();
+      for (int i = 0; i < 2; i++) {
+        long before = threads.getCurrentThreadAllocatedBytes();
+        UpstreamHttp.Answer answer = http.post(BODY, SECONDS);
+        allocated[i] = threads.getCurrentThreadAllocatedBytes() - before;
+        assertThat(answer.body()).hasSize(cap - 1);
+      }
+    }
+    assertThat(allocated[1] - allocated[0])
+        .as("bytes allocated reading the split reply beyond the whole one (limit %d)", cap)
+        .isLessThan(cap + cap / 4);
   }
 
   /**

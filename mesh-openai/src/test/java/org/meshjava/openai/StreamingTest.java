@@ -11,6 +11,7 @@ import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -26,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -283,6 +285,25 @@ class StreamingTest {
     }
   }
 
+  /**
+   * Sends {@code body} to the chat endpoint on a socket with a small receive buffer, after making
+   * the send buffer of the connections the server accepts small too: the server's writes then wait
+   * for this client within a few pieces, where the kernel would otherwise grow the buffers to
+   * megabytes first.
+   */
+  private Socket sendChatThroughSmallBuffers(ObjectNode body) throws Exception {
+    f.server.connector().setAcceptedSendBufferSize(4096);
+    byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
+    Socket socket = new Socket();
+    socket.setReceiveBufferSize(4096);
+    socket.connect(new InetSocketAddress("127.0.0.1", f.server.port()));
+    OutputStream out = socket.getOutputStream();
+    out.write(Fixture.chatPostHead(json.length));
+    out.write(json);
+    out.flush();
+    return socket;
+  }
+
   /** Opens a socket and sends {@code body} to the chat endpoint on it. */
   private Socket sendChat(ObjectNode body) throws Exception {
     return send("/v1/chat/completions", body);
@@ -443,18 +464,8 @@ class StreamingTest {
             engine,
             body,
             s -> s.writeTimeout(Duration.ofSeconds(20)).deliveryTimeout(Duration.ofMillis(300)));
-    // Small buffers both ends, so that the server's writes wait for this reader within a few
-    // pieces; the kernel would otherwise grow the server's to megabytes first.
-    f.server.connector().setAcceptedSendBufferSize(4096);
     int busyBefore = f.server.threadPool().getBusyThreads();
-    byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
-    try (Socket slow = new Socket()) {
-      slow.setReceiveBufferSize(4096);
-      slow.connect(new InetSocketAddress("127.0.0.1", f.server.port()));
-      OutputStream out = slow.getOutputStream();
-      out.write(Fixture.chatPostHead(json.length));
-      out.write(json);
-      out.flush();
+    try (Socket slow = sendChatThroughSmallBuffers(body)) {
       InputStream in = slow.getInputStream();
       byte[] buffer = new byte[4096];
       long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -478,6 +489,60 @@ class StreamingTest {
     assertThat(produced).as("the engine stopped early").isBetween(1, max - 1);
     noThreadLeftServing(busyBefore);
     settledOnce(granted, produced);
+  }
+
+  /**
+   * Regression: a whole (not streamed) reply had no delivery bound. It is written without holding a
+   * thread, but a client that reads none of it kept its connection and the reply's bytes until the
+   * idle timeout, and one that takes a little before each idle timeout for longer still. Its write
+   * now waits the delivery timeout at most, as a stream's do in all: here 300 ms against a 30 s
+   * idle timeout, and the connection is closed while the client has still read nothing.
+   */
+  @Test
+  void aWholeReplyItsClientNeverReads_isCutAtTheDeliveryTimeout_notHeldForTheIdleTimeout(
+      @TempDir Path dir) throws Exception {
+    Paced engine = new Paced(0, false);
+    int max = 20_000;
+    ObjectNode body = streamed("Never read me.", max);
+    body.put("stream", false);
+    Granted granted =
+        granted(
+            dir,
+            engine,
+            body,
+            s ->
+                s.idleTimeout(Duration.ofSeconds(30))
+                    .writeTimeout(Duration.ofSeconds(20))
+                    .deliveryTimeout(Duration.ofMillis(300)));
+    try (Socket never = sendChatThroughSmallBuffers(body)) {
+      awaitUntil(engine.finished::get);
+      awaitUntil(() -> f.server.connector().getConnectedEndPoints().isEmpty());
+      assertThat(f.server.connector().getConnectedEndPoints())
+          .as("connections still open, their client having read nothing of its reply")
+          .isEmpty();
+      never.setSoTimeout(5_000);
+      InputStream in = never.getInputStream();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      byte[] buffer = new byte[4096];
+      try {
+        for (int n; (n = in.read(buffer)) > 0; ) {
+          got.write(buffer, 0, n);
+        }
+      } catch (SocketException reset) {
+        // closed with the reply unsent: what was already in the buffers may come first, or not
+      }
+      String reply = got.toString(StandardCharsets.ISO_8859_1);
+      int end = reply.indexOf("\r\n\r\n");
+      if (end >= 0) {
+        String head = reply.substring(0, end).toLowerCase(Locale.ROOT);
+        int at = head.indexOf("content-length: ") + "content-length: ".length();
+        long length = Long.parseLong(head.substring(at).split("\r\n")[0].trim());
+        assertThat(reply.length() - end - 4L)
+            .as("bytes of the reply's body that reached the client, of its %d", length)
+            .isLessThan(length);
+      }
+    }
+    settledOnce(granted, max);
   }
 
   /**
