@@ -327,6 +327,27 @@ class LauncherStaleBuildLockTest {
     assertThat(Files.readAllLines(log)).containsExactly("start", "end");
   }
 
+  /**
+   * Regression: a claim guard grown huge (a gigabyte, a disk fault's or a stray write's) was read
+   * whole by bash's {@code read}, a byte at a time: the launcher sat on it for minutes. Only its
+   * first 200 bytes are read now: a guard naming no process that runs, taken over at once. The file
+   * is sparse, so it costs no disk.
+   */
+  @Test
+  void aHugeClaimGuard_isReadOnlyInPart_andTakenOver() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path guard =
+        Files.createDirectories(root.resolve("mesh-cli/target")).resolve(".mesh-build.claim");
+    try (java.io.RandomAccessFile huge = new java.io.RandomAccessFile(guard.toFile(), "rw")) {
+      huge.write("garbage".getBytes(StandardCharsets.US_ASCII));
+      huge.setLength(1L << 30);
+    }
+
+    buildsOnce(log);
+
+    assertThat(guard).doesNotExist();
+  }
+
   /** Runs the launcher, and checks that it ends, having built once ({@code log}). */
   private void buildsOnce(Path log) throws Exception {
     buildsOnce(log, Map.of());
