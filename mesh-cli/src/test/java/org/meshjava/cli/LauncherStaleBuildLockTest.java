@@ -327,6 +327,60 @@ class LauncherStaleBuildLockTest {
     assertThat(Files.readAllLines(log)).containsExactly("start", "end");
   }
 
+  /**
+   * Regression: the launcher gave its claim guard back by reading it and then removing it by name;
+   * a guard another launcher took between the read and the removal was removed, and two launchers
+   * held the guard. Stand-ins for {@code rm} and {@code mv} put another live holder's id into the
+   * guard the first time either is handed it, as that launcher would have written it. The guard is
+   * moved aside before it is read now, and another's is put back.
+   */
+  @Test
+  void releasingTheClaimGuard_whenAnotherTookItAfterTheRead_leavesTheirs() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path guard = root.resolve("mesh-cli/target/.mesh-build.claim");
+    Path taken = root.resolve("taken");
+    String other = Long.toString(ProcessHandle.current().pid()); // a holder that runs
+    Path bin = Files.createDirectories(root.resolve("taking-bin"));
+    for (String tool : List.of("rm", "mv")) {
+      executable(
+          bin.resolve(tool),
+          "for a in \"$@\"; do",
+          "  if [ \"$a\" = '" + guard + "' ] && [ ! -e '" + taken + "' ]; then",
+          "    : > '" + taken + "'",
+          "    printf '%s\\n' '" + other + "' > '" + guard + "'",
+          "  fi",
+          "done",
+          "exec '" + onPath(tool) + "' \"$@\"");
+    }
+
+    buildsOnce(log, Map.of("PATH", bin + ":" + System.getenv("PATH")));
+
+    assertThat(taken).as("the guard was handed to rm or mv").exists();
+    assertThat(guard).as("the other launcher's guard").exists();
+    assertThat(Files.readString(guard).strip()).isEqualTo(other);
+  }
+
+  /**
+   * Regression: a claim guard grown huge (a gigabyte, a disk fault's or a stray write's) was read
+   * whole by bash's {@code read}, a byte at a time: the launcher sat on it for minutes. Only its
+   * first 200 bytes are read now: a guard naming no process that runs, taken over at once. The file
+   * is sparse, so it costs no disk.
+   */
+  @Test
+  void aHugeClaimGuard_isReadOnlyInPart_andTakenOver() throws Exception {
+    Path log = launcherNeedingABuild("0");
+    Path guard =
+        Files.createDirectories(root.resolve("mesh-cli/target")).resolve(".mesh-build.claim");
+    try (java.io.RandomAccessFile huge = new java.io.RandomAccessFile(guard.toFile(), "rw")) {
+      huge.write("garbage".getBytes(StandardCharsets.US_ASCII));
+      huge.setLength(1L << 30);
+    }
+
+    buildsOnce(log);
+
+    assertThat(guard).doesNotExist();
+  }
+
   /** Runs the launcher, and checks that it ends, having built once ({@code log}). */
   private void buildsOnce(Path log) throws Exception {
     buildsOnce(log, Map.of());

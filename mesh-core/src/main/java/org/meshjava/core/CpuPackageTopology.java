@@ -4,23 +4,29 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Which CPU packages (sockets) this process may run on, read from Linux: the CPUs in {@code
  * Cpus_allowed_list} of {@code /proc/self/status} (the scheduler affinity, which taskset, cgroups'
  * cpusets and container runtimes narrow), each mapped to its package by {@code
  * /sys/devices/system/cpu/cpu<N>/topology/physical_package_id}, the numbering the powercap zones
- * ({@code package-<n>}) use too. Where these files do not exist (not Linux) or say nothing, the
- * answer is package 0 alone: one package is the only topology such a host can meter (Apple silicon
- * has one CPU rail). Stateless.
+ * ({@code package-<n>}) use too. Where neither file exists (not Linux) the answer is package 0
+ * alone, complete: one package is the only topology such a host can meter (Apple silicon has one
+ * CPU rail). Where Linux says only part of it (the list cannot be read, {@code
+ * /sys/devices/system/cpu} is hidden, an online CPU's package cannot be read) the answer is what
+ * was read, package 0 where nothing was, and incomplete: on a host of two sockets, package 0 alone
+ * would grade a serve on the other as covered. An allowed CPU that is offline (no topology, not in
+ * {@code online}) cannot run us and counts for nothing. Stateless.
  */
 final class CpuPackageTopology {
   private CpuPackageTopology() {}
 
   /** Reads the live system. */
-  static Set<Integer> ofThisProcess() {
+  static HostPackages ofThisProcess() {
     return read(Path.of("/proc/self/status"), Path.of("/sys/devices/system/cpu"));
   }
 
@@ -29,40 +35,56 @@ final class CpuPackageTopology {
    *
    * @return the packages, never empty
    */
-  static Set<Integer> read(Path status, Path cpuRoot) {
+  static HostPackages read(Path status, Path cpuRoot) {
+    Optional<Set<Integer>> allowed = cpuList(status, "Cpus_allowed_list:");
+    Optional<Set<Integer>> online = cpuList(cpuRoot.resolve("online"), "");
+    boolean linux = allowed.isPresent() || online.isPresent() || Files.exists(status);
+    boolean complete = !linux || (allowed.isPresent() && online.isPresent());
     Set<Integer> packages = new TreeSet<>();
-    Set<Integer> cpus = allowedCpus(status);
-    for (int cpu : cpus) {
+    for (int cpu : allowed.orElse(Set.of())) {
+      boolean mayRunUs = online.map(o -> o.contains(cpu)).orElse(true);
+      if (!mayRunUs) {
+        continue;
+      }
       Path id = cpuRoot.resolve("cpu" + cpu).resolve("topology").resolve("physical_package_id");
       try {
         int pkg = Integer.parseInt(Files.readString(id, StandardCharsets.US_ASCII).strip());
         if (pkg >= 0) {
           packages.add(pkg);
+        } else {
+          complete = false;
         }
       } catch (IOException | NumberFormatException e) {
-        // An offline CPU has no topology; it cannot run us either.
+        // Online and allowed, so it may run us: its package is one we cannot name.
+        complete = false;
       }
     }
     if (packages.isEmpty()) {
       packages.add(0);
+      complete &= !linux;
     }
-    return Set.copyOf(packages);
+    return new HostPackages(
+        packages.stream().map(EnergyDomain::cpuPackage).collect(Collectors.toSet()), complete);
   }
 
-  /** The CPUs of {@code Cpus_allowed_list}; empty when the file or the line is missing. */
-  private static Set<Integer> allowedCpus(Path status) {
-    Set<Integer> cpus = new TreeSet<>();
+  /**
+   * The CPUs of the list on the line starting {@code key} of {@code file} (the whole file where
+   * {@code key} is empty, as sysfs's {@code online}); empty when the file or the line is missing or
+   * the list cannot be read.
+   */
+  private static Optional<Set<Integer>> cpuList(Path file, String key) {
     String text;
     try {
-      text = Files.readString(status, StandardCharsets.US_ASCII);
+      text = Files.readString(file, StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      return cpus;
+      return Optional.empty();
     }
     for (String line : text.split("\n")) {
-      if (!line.startsWith("Cpus_allowed_list:")) {
+      if (!line.startsWith(key)) {
         continue;
       }
-      String list = line.substring("Cpus_allowed_list:".length()).strip();
+      Set<Integer> cpus = new TreeSet<>();
+      String list = line.substring(key.length()).strip();
       try {
         for (String part : list.split(",")) {
           if (part.isBlank()) {
@@ -76,9 +98,10 @@ final class CpuPackageTopology {
           }
         }
       } catch (NumberFormatException e) {
-        cpus.clear(); // a list we cannot read says nothing
+        return Optional.empty(); // a list we cannot read says nothing
       }
+      return Optional.of(cpus);
     }
-    return cpus;
+    return Optional.empty();
   }
 }

@@ -47,18 +47,12 @@ public record EnergyDomain(Kind kind, int index) {
   /**
    * Every CPU package this process may run on, each as a {@link Kind#CPU_PACKAGE} domain: the
    * packages of the CPUs in its scheduler affinity, read once from Linux's {@code /proc} and {@code
-   * /sys}; package 0 alone where those say nothing (not Linux). A backend that runs on the CPU
-   * declares these, because the scheduler may put its threads on any of them.
+   * /sys} ({@link HostPackages#ofThisProcess()}, which also says whether the list is whole);
+   * package 0 alone where those say nothing (not Linux). A backend that runs on the CPU declares
+   * these, because the scheduler may put its threads on any of them.
    */
   public static Set<EnergyDomain> cpuPackagesOfThisProcess() {
-    return HostPackages.ALL;
-  }
-
-  /** Holds the answer, computed on first use. */
-  private static final class HostPackages {
-    static final Set<EnergyDomain> ALL =
-        Set.copyOf(
-            CpuPackageTopology.ofThisProcess().stream().map(EnergyDomain::cpuPackage).toList());
+    return HostPackages.ofThisProcess().packages();
   }
 
   /** GPU {@code index}. */

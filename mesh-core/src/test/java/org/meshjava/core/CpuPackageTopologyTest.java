@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CpuPackageTopologyTest {
   @TempDir Path root;
 
-  /** Four CPUs: 0 and 1 on package 0, 2 and 3 on package 1. */
+  /** Four CPUs, all online: 0 and 1 on package 0, 2 and 3 on package 1. */
   private Path twoSockets() throws IOException {
     Path cpus = root.resolve("cpu");
     int[] packageOf = {0, 0, 1, 1};
@@ -21,6 +21,7 @@ class CpuPackageTopologyTest {
       Path topology = Files.createDirectories(cpus.resolve("cpu" + c).resolve("topology"));
       Files.writeString(topology.resolve("physical_package_id"), packageOf[c] + "\n");
     }
+    Files.writeString(cpus.resolve("online"), "0-3\n");
     return cpus;
   }
 
@@ -32,30 +33,79 @@ class CpuPackageTopologyTest {
             + "\nMems_allowed_list:\t0-1\n");
   }
 
+  private static HostPackages whole(int... packages) {
+    return new HostPackages(
+        java.util.Arrays.stream(packages)
+            .mapToObj(EnergyDomain::cpuPackage)
+            .collect(java.util.stream.Collectors.toSet()),
+        true);
+  }
+
   @Test
   void read_whenAllowedOnEveryCpu_isBothPackages() throws IOException {
-    assertThat(CpuPackageTopology.read(status("0-3"), twoSockets())).isEqualTo(Set.of(0, 1));
+    assertThat(CpuPackageTopology.read(status("0-3"), twoSockets())).isEqualTo(whole(0, 1));
   }
 
   @Test
   void read_whenPinnedToTheSecondSocket_isOnlyThatPackage() throws IOException {
-    assertThat(CpuPackageTopology.read(status("2,3"), twoSockets())).isEqualTo(Set.of(1));
+    assertThat(CpuPackageTopology.read(status("2,3"), twoSockets())).isEqualTo(whole(1));
   }
 
   @Test
   void read_whenAllowedCpusSpanBothSockets_isBoth() throws IOException {
-    assertThat(CpuPackageTopology.read(status("1-2"), twoSockets())).isEqualTo(Set.of(0, 1));
+    assertThat(CpuPackageTopology.read(status("1-2"), twoSockets())).isEqualTo(whole(0, 1));
   }
 
   @Test
-  void read_withoutLinuxFiles_isPackageZero() {
+  void read_withoutLinuxFiles_isPackageZero_complete() {
     assertThat(CpuPackageTopology.read(root.resolve("absent"), root.resolve("absent-cpu")))
-        .isEqualTo(Set.of(0));
+        .isEqualTo(whole(0));
   }
 
   @Test
-  void read_whenTheListIsGarbage_isPackageZero() throws IOException {
-    assertThat(CpuPackageTopology.read(status("zero-three"), twoSockets())).isEqualTo(Set.of(0));
+  void read_whenTheListIsGarbage_isPackageZero_incomplete() throws IOException {
+    assertThat(CpuPackageTopology.read(status("zero-three"), twoSockets()))
+        .isEqualTo(new HostPackages(Set.of(EnergyDomain.cpuPackage(0)), false));
+  }
+
+  /**
+   * Regression: on Linux with {@code /sys/devices/system/cpu} hidden (a container that masks it),
+   * every allowed CPU's package was unreadable and the answer fell back to package 0, as whole as a
+   * single-package host's: on two sockets, a serve on the second was graded a reading of package
+   * 0's counter alone. The fallback is incomplete now, so no figure relying on it is a reading.
+   */
+  @Test
+  void read_whenTheCpuTreeIsHidden_isIncomplete() throws IOException {
+    assertThat(CpuPackageTopology.read(status("0-3"), root.resolve("hidden-cpu")))
+        .isEqualTo(new HostPackages(Set.of(EnergyDomain.cpuPackage(0)), false));
+  }
+
+  @Test
+  void read_whenAnOnlineAllowedCpuHasNoPackage_isIncomplete() throws IOException {
+    Path cpus = twoSockets();
+    Files.delete(cpus.resolve("cpu3/topology/physical_package_id"));
+    HostPackages read = CpuPackageTopology.read(status("2,3"), cpus);
+    assertThat(read.packages()).containsExactly(EnergyDomain.cpuPackage(1));
+    assertThat(read.complete()).as("cpu3 may run on a package no one named").isFalse();
+  }
+
+  @Test
+  void read_whenAnAllowedCpuIsOffline_ignoresIt_complete() throws IOException {
+    Path cpus = twoSockets();
+    Files.writeString(cpus.resolve("online"), "0-2\n");
+    Files.delete(cpus.resolve("cpu3/topology/physical_package_id"));
+    assertThat(CpuPackageTopology.read(status("0-3"), cpus)).isEqualTo(whole(0, 1));
+  }
+
+  @Test
+  void cover_addsEveryHostPackageToADeclarationMissingOne_andLeavesAnEmptyOneEmpty() {
+    HostPackages host = whole(0, 1);
+    assertThat(host.cover(Set.of(EnergyDomain.gpu(0))))
+        .containsExactlyInAnyOrder(
+            EnergyDomain.gpu(0), EnergyDomain.cpuPackage(0), EnergyDomain.cpuPackage(1));
+    assertThat(host.cover(Set.of())).isEmpty();
+    Set<EnergyDomain> both = Set.of(EnergyDomain.cpuPackage(0), EnergyDomain.cpuPackage(1));
+    assertThat(host.cover(both)).isSameAs(both);
   }
 
   @Test

@@ -25,6 +25,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.HostPackages;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
 import org.meshjava.core.internal.FirstFailureWins;
@@ -53,6 +54,13 @@ import org.slf4j.event.Level;
  *       (package-wide counters cannot tell two serves apart);
  *   <li>{@code Estimator}, with the caller's estimate, in every other case.
  * </ul>
+ *
+ * <p>A window covers every CPU package the serve's process may run on as well as the domains it is
+ * opened on, where those name any ({@link HostPackages#cover}): the serve's own thread runs on the
+ * host whatever it drives, so a window opened on a GPU alone is not a reading of the whole serve
+ * unless the host's packages are live too (§3.3). The packages are those its discovery's options
+ * give ({@link DiscoveryOptions#hostPackages()}); where that list may be incomplete ({@link
+ * HostPackages#complete()}: a host that hid its CPU topology) no window is a reading at all.
  *
  * <p>A window declaring CPU package {@code n} also covers that package's DRAM where this meter has
  * a DRAM counter for it: the serve's memory traffic lands there, and the counter exists to say so.
@@ -121,6 +129,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // How long close() waits for a probe to stop (CLOSE_WAIT, shorter in tests).
   private volatile long closeWaitNanos = CLOSE_WAIT.toNanos();
   private final String name;
+  // The host's packages every window covers (coveringHost); none for a meter a test made directly.
+  private volatile HostPackages host = new HostPackages(Set.of(), true);
 
   /**
    * @param channels the readable counters, one per domain
@@ -217,6 +227,16 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
   }
 
+  /**
+   * Has every window cover {@code packages} ({@link HostPackages#cover}), and none be a reading
+   * where they may be incomplete. Called by discovery before the meter is handed out; a meter made
+   * directly (a test's) covers only the domains it is opened on. Returns this.
+   */
+  CounterMeter coveringHost(HostPackages packages) {
+    this.host = Objects.requireNonNull(packages, "packages");
+    return this;
+  }
+
   /** A meter probing every counter at one cadence; for tests. */
   CounterMeter(
       List<EnergyChannel> channels,
@@ -296,9 +316,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     Objects.requireNonNull(domains, "domains");
     long now = clock.nanoTime();
     scheduleDueProbes(now);
-    Set<EnergyDomain> covered = coveredDomains(domains);
+    HostPackages onHost = host;
+    Set<EnergyDomain> covered = coveredDomains(onHost.cover(domains));
     Map<DomainLedger, DomainLedger.Share> entered = new LinkedHashMap<>();
-    boolean everyDomainHasACounter = !covered.isEmpty();
+    // A host list that may lack a package the serve ran on covers no serve wholly.
+    boolean everyDomainHasACounter = !covered.isEmpty() && onHost.complete();
     try {
       for (EnergyDomain d : covered) {
         DomainLedger ledger = ledgers.get(d);
@@ -336,6 +358,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * As {@link #open}, which covers this meter's host packages itself: those its discovery's options
+   * give, not {@link HostPackages#ofThisProcess()}.
+   */
+  @Override
+  public MeterWindow openServe(Set<EnergyDomain> declared) {
+    return open(declared);
   }
 
   /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.meshjava.core.HostPackages;
 
 /**
  * Where {@link MeterDiscovery} looks for energy counters and how it proves them live. Start from
@@ -31,6 +32,9 @@ import java.util.function.Consumer;
  *     any; without it a GPU counter is probed while the GPU idles
  * @param gpuVisibility which GPUs this process sees, so an engine's {@code gpu:n} is bound to the
  *     right board
+ * @param hostPackages the CPU packages a serve of this process may run on, which every window
+ *     covers ({@link CounterMeter}); empty for this process's own ({@link
+ *     HostPackages#ofThisProcess()})
  */
 public record DiscoveryOptions(
     Optional<Path> raplRoot,
@@ -40,7 +44,8 @@ public record DiscoveryOptions(
     LivenessPolicy nvmlLiveness,
     Duration reprobeEvery,
     Optional<Runnable> gpuWork,
-    GpuVisibility gpuVisibility) {
+    GpuVisibility gpuVisibility,
+    Optional<HostPackages> hostPackages) {
 
   /** The Linux powercap tree. */
   public static final Path DEFAULT_RAPL_ROOT = Path.of("/sys/class/powercap");
@@ -57,6 +62,7 @@ public record DiscoveryOptions(
     Objects.requireNonNull(reprobeEvery, "reprobeEvery");
     Objects.requireNonNull(gpuWork, "gpuWork");
     Objects.requireNonNull(gpuVisibility, "gpuVisibility");
+    Objects.requireNonNull(hostPackages, "hostPackages");
     if (nvmlLibrary.isPresent() && nvmlLibrary.get().isBlank()) {
       throw new IllegalArgumentException("nvmlLibrary must not be blank");
     }
@@ -73,7 +79,8 @@ public record DiscoveryOptions(
   /**
    * RAPL at {@code /sys/class/powercap}, NVML as {@code libnvidia-ml.so.1}, IOReport on macOS, the
    * standard probe ({@link LivenessPolicy#standard()}) and NVML's ({@link LivenessPolicy#nvml()}),
-   * re-probes every 10 minutes, GPUs as this process's environment makes them visible.
+   * re-probes every 10 minutes, GPUs as this process's environment makes them visible, this
+   * process's CPU packages.
    */
   public static DiscoveryOptions defaults() {
     return new DiscoveryOptions(
@@ -84,7 +91,8 @@ public record DiscoveryOptions(
         LivenessPolicy.nvml(),
         Duration.ofMinutes(10),
         Optional.empty(),
-        GpuVisibility.fromEnvironment());
+        GpuVisibility.fromEnvironment(),
+        Optional.empty());
   }
 
   /** Looks for RAPL zones under {@code root} instead. */
@@ -176,6 +184,17 @@ public record DiscoveryOptions(
     return with(o -> o.gpuVisibility = visibility);
   }
 
+  /**
+   * Has every window cover {@code packages} rather than the packages read from this process's
+   * {@code /proc} and {@code /sys} (a container that mounts the host's files elsewhere: {@link
+   * HostPackages#read}; a test's fake tree). Where they are not {@link HostPackages#complete()}, no
+   * window is graded a reading.
+   */
+  public DiscoveryOptions withHostPackages(HostPackages packages) {
+    Objects.requireNonNull(packages, "packages");
+    return with(o -> o.hostPackages = Optional.of(packages));
+  }
+
   /** A copy of these options with {@code change} applied, validated as any options are. */
   private DiscoveryOptions with(Consumer<Draft> change) {
     Draft draft = new Draft(this);
@@ -185,7 +204,7 @@ public record DiscoveryOptions(
 
   /**
    * The components of options being changed, so that each {@code with…} method names only the one
-   * it changes instead of passing all eight on.
+   * it changes instead of passing all nine on.
    */
   private static final class Draft {
     Optional<Path> raplRoot;
@@ -196,6 +215,7 @@ public record DiscoveryOptions(
     Duration reprobeEvery;
     Optional<Runnable> gpuWork;
     GpuVisibility gpuVisibility;
+    Optional<HostPackages> hostPackages;
 
     Draft(DiscoveryOptions from) {
       raplRoot = from.raplRoot;
@@ -206,6 +226,7 @@ public record DiscoveryOptions(
       reprobeEvery = from.reprobeEvery;
       gpuWork = from.gpuWork;
       gpuVisibility = from.gpuVisibility;
+      hostPackages = from.hostPackages;
     }
 
     DiscoveryOptions options() {
@@ -217,7 +238,8 @@ public record DiscoveryOptions(
           nvmlLiveness,
           reprobeEvery,
           gpuWork,
-          gpuVisibility);
+          gpuVisibility,
+          hostPackages);
     }
   }
 }

@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.util.Set;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.HostPackages;
 
 /**
  * Measures the energy of one serve by opening a window before the engine runs and closing it after
@@ -17,14 +18,26 @@ public interface EnergyMeter {
   /**
    * Opens a window around a serve whose work draws on {@code domains}.
    *
-   * <p>A meter grades a reading of {@code domains} alone: it cannot know what else the serve drew
-   * on. The steward passes the backend's declared domains with every CPU package this process may
-   * run on added where some are missing ({@link EnergyDomain#cpuPackagesOfThisProcess()}), since
-   * the serve's own thread runs there whatever it drives; a caller opening windows itself passes
-   * the same, or a GPU's counter alone is graded the whole serve's reading (§3.3).
+   * <p>A meter other than the {@link CounterMeter} grades a reading of {@code domains} alone: it
+   * cannot know what else the serve drew on, so a caller that names a GPU alone has the GPU's
+   * counter graded the whole serve's reading (§3.3). Open a window for a serve of this process with
+   * {@link #openServe} instead, which adds the host's CPU packages. A {@link CounterMeter} adds
+   * them itself, here too.
    *
-   * @param domains every domain the serve draws on (§3.3): the backend's declared domains, with
-   *     this process's CPU packages where the serve runs on this host
+   * @param domains every domain the serve draws on (§3.3)
    */
   MeterWindow open(Set<EnergyDomain> domains);
+
+  /**
+   * Opens a window around a serve of this process whose backend declared {@code declared}: on those
+   * domains and, where they name any, every CPU package this process may run on ({@link
+   * HostPackages#cover}), since the serve's own thread runs there whatever it drives. This default
+   * covers {@link HostPackages#ofThisProcess()}; a meter that knows its host's packages otherwise
+   * (the {@link CounterMeter}, from its discovery's options) covers those.
+   *
+   * @param declared the domains the backend declared
+   */
+  default MeterWindow openServe(Set<EnergyDomain> declared) {
+    return open(HostPackages.ofThisProcess().cover(declared));
+  }
 }

@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.HostPackages;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +58,11 @@ public record MeterDiscovery(
    *     (native access denied to this module included)
    */
   public static MeterDiscovery discover(DiscoveryOptions options) {
+    Objects.requireNonNull(options, "options");
     return discover(
-        options,
+        options.hostPackages().isPresent()
+            ? options
+            : options.withHostPackages(HostPackages.ofThisProcess()),
         ProbeClock.SYSTEM,
         null,
         ErrnoSysfsReader.orFiles(),
@@ -86,6 +91,12 @@ public record MeterDiscovery(
     return meter instanceof CounterMeter c && !c.liveDomains().isEmpty();
   }
 
+  /**
+   * Discovers as {@link #discover(DiscoveryOptions)} does, on {@code clock}, {@code sysfs} and
+   * {@code osName}'s host (a test's fake machine). Its windows cover the host packages {@code
+   * options} name, and none where they name none: a fake machine has no CPU but the counters the
+   * test gives it.
+   */
   static MeterDiscovery discover(
       DiscoveryOptions options,
       ProbeClock clock,
@@ -141,6 +152,7 @@ public record MeterDiscovery(
             options.gpuWork(),
             clock,
             reprobeExecutor);
+    meter.coveringHost(options.hostPackages().orElse(new HostPackages(Set.of(), true)));
     List<CounterStatus> statuses = meter.probeNow();
     if (meter.liveDomains().isEmpty() && statuses.stream().noneMatch(MeterDiscovery::mayAnswer)) {
       meter.close();

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.HostPackages;
 import org.meshjava.core.Provenance;
 import org.meshjava.energy.FakeNvml.DiscoveryCall;
 
@@ -46,13 +47,17 @@ class NvmlMeterTest {
   }
 
   private MeterDiscovery discover(GpuVisibility visibility, LivenessPolicy policy) {
-    DiscoveryOptions options =
+    return discover(
         DiscoveryOptions.defaults()
             .withoutRapl()
             .withoutIoReport()
             .withNvmlLibrary(library.toString())
             .withNvmlLiveness(policy)
-            .withGpuVisibility(visibility);
+            .withGpuVisibility(visibility));
+  }
+
+  /** Discovery as {@code options} say, on the fake clock. */
+  private MeterDiscovery discover(DiscoveryOptions options) {
     return MeterDiscovery.discover(options, clock, reprobes::add, SysfsReader.FILES, "Linux");
   }
 
@@ -73,6 +78,33 @@ class NvmlMeterTest {
     assertThat(e).isEqualTo(Energy.measured(90_000_000, 10)); // 300 W for 300 ms: 90 J in µJ
     meter.close();
     assertThat(FakeNvml.shutdownCalls()).as("nvmlShutdown on close").isEqualTo(1);
+  }
+
+  /**
+   * Regression (§3.3): a window opened on a live GPU counter alone was graded {@code HwShunt},
+   * though the serve's own thread ran on a CPU package no counter read (the steward added the
+   * host's packages; a caller opening windows itself did not). The meter covers the host's packages
+   * itself now, so the GPU's reading alone is the estimate.
+   */
+  @Test
+  void gpuOnlyWindow_onAHostWhosePackageNoCounterReads_isNotHwShunt() {
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock);
+    MeterDiscovery found =
+        clock.watch(
+            discover(
+                DiscoveryOptions.defaults()
+                    .withoutRapl()
+                    .withoutIoReport()
+                    .withNvmlLibrary(library.toString())
+                    .withGpuVisibility(GpuVisibility.all())
+                    .withHostPackages(new HostPackages(Set.of(EnergyDomain.cpuPackage(0)), true))));
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(300); // as a reading needs, above
+    assertThat(w.close(10)).isEqualTo(Energy.estimated(10));
+    meter.close();
   }
 
   @Test
@@ -286,7 +318,10 @@ class NvmlMeterTest {
             .withoutIoReport()
             .withNvmlLibrary(library.toString())
             .withGpuVisibility(GpuVisibility.all())
-            .withNvmlLiveness(quick);
+            .withNvmlLiveness(quick)
+            // A machine of the fake board alone, no CPU package beside it: this host's packages
+            // have no counter here, and would make the GPU's window the estimate (§3.3).
+            .withHostPackages(new HostPackages(Set.of(), true));
     // A real-time probe on a heavily loaded machine can miss sample intervals (the thread is not
     // scheduled), which the liveness rule rightly refuses; allow a few attempts.
     MeterDiscovery found = null;

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.HostPackages;
 import org.meshjava.core.Provenance;
 
 /** RAPL on a fake powercap tree: advancing, frozen, wrapping, unreadable. */
@@ -82,6 +83,9 @@ class RaplMeterTest {
   private final java.util.concurrent.atomic.AtomicInteger energyReadsFailing =
       new java.util.concurrent.atomic.AtomicInteger();
 
+  /** The host packages the discovery's options name; none where empty. */
+  private Optional<HostPackages> host = Optional.empty();
+
   /** A discovery over the fake tree whose meter's watch the clock runs (FakeClock#watch). */
   private MeterDiscovery discover(SysfsReader reader) {
     return clock.watch(discoverUnwatched(reader));
@@ -91,6 +95,9 @@ class RaplMeterTest {
   private MeterDiscovery discoverUnwatched(SysfsReader reader) {
     DiscoveryOptions options =
         DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
+    if (host.isPresent()) {
+      options = options.withHostPackages(host.get());
+    }
     SysfsReader withPower =
         file -> {
           if (file.getFileName().toString().equals("energy_uj")
@@ -140,6 +147,26 @@ class RaplMeterTest {
     assertThat(e.measuredUj())
         .hasValue((pkgValue.get() - pkgBefore) + (dramValue.get() - dramBefore))
         .hasValue(750_000 + 100_000);
+    meter.close();
+  }
+
+  /**
+   * Regression: a host whose CPU topology could be read only in part (a container hiding {@code
+   * /sys/devices/system/cpu}: package 0 stands in for every package) had a serve on package 0's
+   * live counter graded a reading, though the serve may have run on a package no counter read. A
+   * host list that may be incomplete makes no window a reading now.
+   */
+  @Test
+  void aServe_onAHostWhosePackagesMayBeIncomplete_isNotHwShunt() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 1_000);
+    powered(pkg, 1_000, 15);
+    host = Optional.of(new HostPackages(Set.of(CPU0), false));
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    assertThat(w.close(77)).isEqualTo(Energy.estimated(77));
     meter.close();
   }
 

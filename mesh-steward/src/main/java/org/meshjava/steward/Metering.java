@@ -1,7 +1,5 @@
 package org.meshjava.steward;
 
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -99,7 +97,9 @@ final class Metering {
             ServeException.Reason.ENGINE_FAILED,
             backend + " failed: it could not name its energy domains: it named a null one");
       }
-      window = meter.open(coveredDomains(declared, EnergyDomain.cpuPackagesOfThisProcess()));
+      // The meter covers the host's CPU packages too (§3.3, HostPackages.cover): the serve's own
+      // thread runs there whatever the backend declared.
+      window = meter.openServe(declared);
     } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
@@ -151,26 +151,6 @@ final class Metering {
       throw weightsChanged(backend, bound, "before serving", after, "after it");
     }
     return new Metered(worked, energy, after);
-  }
-
-  /**
-   * The domains a serve's window covers: those the engine {@code declared}, and, where they name
-   * any domain, the {@code hostPackages} as well, every package this process may run on. The serve
-   * runs on this host whatever else it drives: its thread launches the engine's GPU work,
-   * tokenizes, samples and waits, on whichever package the scheduler gives it, so a declaration
-   * without every such package (a GPU alone, a package the process does not run on, one of two)
-   * claims less than the serve drew, and live counters on what it named would be graded a reading
-   * of the whole request, which §3.3 forbids. An empty declaration (work done elsewhere, a remote
-   * server) stays empty and is the estimate.
-   */
-  private static Set<EnergyDomain> coveredDomains(
-      Set<EnergyDomain> declared, Set<EnergyDomain> hostPackages) {
-    if (declared.isEmpty() || declared.containsAll(hostPackages)) {
-      return declared;
-    }
-    Set<EnergyDomain> covered = new LinkedHashSet<>(declared);
-    covered.addAll(hostPackages);
-    return Collections.unmodifiableSet(covered);
   }
 
   /**

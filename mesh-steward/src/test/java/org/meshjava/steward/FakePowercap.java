@@ -9,18 +9,23 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.HostPackages;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.LivenessPolicy;
 
 /**
  * A fake powercap tree with one package zone ({@code cpu_package:0}) whose counter a thread
  * advances about once a millisecond while powered, as RAPL does, so that discovery over it ({@link
- * #options()}) proves the counter live as it would a machine's.
+ * #options()}) proves the counter live as it would a machine's. The machine has one CPU, on that
+ * package, in a fake {@code /proc} status and {@code /sys/devices/system/cpu} tree beside the
+ * powercap tree, so a serve's window covers package 0 alone whatever host the test runs on.
  */
 final class FakePowercap implements AutoCloseable {
   private final Path root;
   private final Path zone;
   private final Path energy;
+  private final Path status;
+  private final Path cpus;
   private long uj;
   private volatile boolean powered;
   private @Nullable Thread writer;
@@ -32,6 +37,12 @@ final class FakePowercap implements AutoCloseable {
     Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
     this.energy = zone.resolve("energy_uj");
     Files.writeString(energy, "0\n");
+    Path host = Files.createDirectories(root.resolveSibling(root.getFileName() + "-host"));
+    this.status = Files.writeString(host.resolve("status"), "Cpus_allowed_list:\t0\n");
+    this.cpus = Files.createDirectories(host.resolve("cpu"));
+    Files.writeString(cpus.resolve("online"), "0\n");
+    Path topology = Files.createDirectories(cpus.resolve("cpu0").resolve("topology"));
+    Files.writeString(topology.resolve("physical_package_id"), "0\n");
   }
 
   /**
@@ -43,6 +54,7 @@ final class FakePowercap implements AutoCloseable {
         .withRaplRoot(root)
         .withoutNvml()
         .withoutIoReport()
+        .withHostPackages(HostPackages.read(status, cpus))
         .withLiveness(new LivenessPolicy(Duration.ofMillis(150), Duration.ofMillis(900)));
   }
 

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,8 +48,19 @@ class StewardSharedMeterTest {
     threads.shutdownNow();
   }
 
+  /**
+   * When two serves meet: each waits for the other to be inside its engine, then works {@code
+   * workMs}. Replaced between attempts.
+   */
+  record Meeting(CountDownLatch together, long workMs) {}
+
   /** The reference engine on package 0 alone, the package the fake tree has a counter for. */
   static StewardGrantTest.Delegating onPackage0(CountDownLatch together) {
+    return onPackage0(new AtomicReference<>(new Meeting(together, 300)));
+  }
+
+  /** The same, meeting as {@code meeting} says at each serve. */
+  static StewardGrantTest.Delegating onPackage0(AtomicReference<Meeting> meeting) {
     return new StewardGrantTest.Delegating(ReferenceEngine.builder().name("ref").build()) {
       @Override
       public Set<EnergyDomain> domains() {
@@ -57,12 +71,13 @@ class StewardSharedMeterTest {
       public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
         // Each serve waits for the other to be inside its engine, so their windows overlap, then
         // works long enough for the counter to resolve the window (ten update periods and more).
-        together.countDown();
+        Meeting m = meeting.get();
+        m.together().countDown();
         try {
-          if (!together.await(20, TimeUnit.SECONDS)) {
+          if (!m.together().await(20, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the other serve never began");
           }
-          Thread.sleep(300);
+          Thread.sleep(m.workMs());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -72,7 +87,11 @@ class StewardSharedMeterTest {
   }
 
   Steward discovering(FakePowercap powercap, CountDownLatch together) {
-    return Steward.ephemeral().discovery(powercap.options()).backend(onPackage0(together)).build();
+    return discovering(powercap, new AtomicReference<>(new Meeting(together, 300)));
+  }
+
+  Steward discovering(FakePowercap powercap, AtomicReference<Meeting> meeting) {
+    return Steward.ephemeral().discovery(powercap.options()).backend(onPackage0(meeting)).build();
   }
 
   /**
@@ -81,8 +100,13 @@ class StewardSharedMeterTest {
    * steward whose probe failed is closed and another built, a few times at most.
    */
   Steward provedLive(FakePowercap powercap, CountDownLatch together) {
+    return provedLive(powercap, new AtomicReference<>(new Meeting(together, 300)));
+  }
+
+  /** The same, meeting as {@code meeting} says. */
+  Steward provedLive(FakePowercap powercap, AtomicReference<Meeting> meeting) {
     for (int attempt = 1; ; attempt++) {
-      Steward s = discovering(powercap, together);
+      Steward s = discovering(powercap, meeting);
       var found = s.meterDiscovery().orElseThrow();
       if (found.hardwareGraded() || attempt == 5) {
         assertThat(found.hardwareGraded())
@@ -100,31 +124,49 @@ class StewardSharedMeterTest {
   }
 
   // The defect: each steward discovered a meter of its own over the same package, each meter saw a
-  // lone window, and both serves were graded HwShunt for the same joules.
+  // lone window, and both serves were graded HwShunt for the same joules. Split in one set of
+  // books,
+  // each is a share of the counter's reading (ModelBased). The fake host has package 0 alone
+  // (FakePowercap), so no package of the host running the test leaves the window the estimate,
+  // which also is not HwShunt and so hid the split on a host of two packages. A loaded machine can
+  // hold the fake counter's writer off long enough to stall it, or stretch the update period the
+  // probe learnt past what the serves' work spans, so a pair graded the estimate is served again,
+  // working twice as long, a few times at most; no serve is ever a lone reading.
   @Test
   void overlappingServesOfTwoStewardsDiscoveringOneMachine_areSplit_neitherIsHwShunt()
       throws Exception {
     try (FakePowercap powercap = new FakePowercap(dir.resolve("powercap"))) {
       powercap.power();
-      CountDownLatch together = new CountDownLatch(2);
-      try (Steward first = provedLive(powercap, together);
-          Steward second = discovering(powercap, together)) {
-        ServeRequest a = GrantFixture.request("first steward", 4, 70_000);
-        ServeRequest b = GrantFixture.request("second steward", 4, 70_000);
-        Future<ServeResult> onFirst = threads.submit(() -> first.serve(a, GrantFixture.payload(a)));
-        Future<ServeResult> onSecond =
-            threads.submit(() -> second.serve(b, GrantFixture.payload(b)));
-        Provenance firstGrade = onFirst.get(30, TimeUnit.SECONDS).receipt().energy().provenance();
-        Provenance secondGrade = onSecond.get(30, TimeUnit.SECONDS).receipt().energy().provenance();
-
-        assertThat(firstGrade)
-            .as("first steward's overlapped serve")
-            .isNotEqualTo(Provenance.HwShunt);
-        assertThat(secondGrade)
-            .as("second steward's overlapped serve")
-            .isNotEqualTo(Provenance.HwShunt);
+      AtomicReference<Meeting> meeting =
+          new AtomicReference<>(new Meeting(new CountDownLatch(2), 300));
+      try (Steward first = provedLive(powercap, meeting);
+          Steward second = discovering(powercap, meeting)) {
         assertThat(second.meter()).isSameAs(first.meter());
         assertThat(second.meterDiscovery()).isEqualTo(first.meterDiscovery());
+        List<List<Provenance>> grades = new ArrayList<>();
+        for (int attempt = 0; attempt < 4; attempt++) {
+          meeting.set(new Meeting(new CountDownLatch(2), 300L << attempt));
+          ServeRequest a = GrantFixture.request("first steward " + attempt, 4, 70_000);
+          ServeRequest b = GrantFixture.request("second steward " + attempt, 4, 70_000);
+          Future<ServeResult> onFirst =
+              threads.submit(() -> first.serve(a, GrantFixture.payload(a)));
+          Future<ServeResult> onSecond =
+              threads.submit(() -> second.serve(b, GrantFixture.payload(b)));
+          Provenance firstGrade = onFirst.get(30, TimeUnit.SECONDS).receipt().energy().provenance();
+          Provenance secondGrade =
+              onSecond.get(30, TimeUnit.SECONDS).receipt().energy().provenance();
+          grades.add(List.of(firstGrade, secondGrade));
+          assertThat(grades.getLast())
+              .as("overlapped serves' grades")
+              .doesNotContain(Provenance.HwShunt);
+          if (firstGrade != Provenance.Estimator && secondGrade != Provenance.Estimator) {
+            break;
+          }
+        }
+
+        assertThat(grades.getLast())
+            .as("first and second steward's overlapped serves, each attempt: %s", grades)
+            .containsExactly(Provenance.ModelBased, Provenance.ModelBased);
       }
     }
   }
