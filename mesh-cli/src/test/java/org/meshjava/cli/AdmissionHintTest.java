@@ -1,7 +1,6 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import org.junit.jupiter.api.Test;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -13,7 +12,7 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class AdmissionHintTest {
   @Test
   void theDemosRefusal_carriesTheHint() {
-    Run r = mesh("demo");
+    Run r = MeshCommandTest.demo().run();
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("\"refused\" : \"NO_ADMISSIBLE_BACKEND\"")

@@ -145,7 +145,7 @@ class CliFuzzTest {
       for (CommandLine leaf : CommandTree.leaves(new CommandLine(new Mesh()))) {
         for (List<String> args : cases(leaf, stride)) {
           cases++;
-          String problem = run(runner, args, portFile());
+          String problem = args.equals(List.of("demo")) ? demo() : run(runner, args, portFile());
           if (problem != null) {
             failures.add(String.join(" ", shorten(args)) + "\n    " + problem);
           }
@@ -174,7 +174,7 @@ class CliFuzzTest {
     assertThat(Mesh.isRefusal(new ArithmeticException("long overflow"))).isFalse();
   }
 
-  private static List<String> names(Path folder) throws java.io.IOException {
+  static List<String> names(Path folder) throws java.io.IOException {
     try (var files = Files.list(folder)) {
       return files.map(Path::toString).sorted().toList();
     }
@@ -215,7 +215,26 @@ class CliFuzzTest {
     } finally {
       Files.deleteIfExists(portFile);
     }
-    String said = err.toString();
+    return problem(code, err.toString());
+  }
+
+  /**
+   * What is wrong with the whole demo's run, or null: the same command line {@link MeshCommandTest}
+   * runs, so its one run in this JVM is judged here as any case is, and checked to have written
+   * nothing into the working folder.
+   */
+  private static String demo() {
+    MeshCommandTest.Demo d = MeshCommandTest.demo();
+    if (!d.after().equals(d.before())) {
+      return "wrote into the working folder: " + d.before() + " then " + d.after();
+    }
+    return problem(d.run().code(), d.run().err());
+  }
+
+  /**
+   * What is wrong with a command that exited {@code code} saying {@code said} on stderr, or null.
+   */
+  private static String problem(int code, String said) {
     if (code == Mesh.EXIT_INTERNAL || said.contains("internal error")) {
       return "exit " + code + ": " + said.strip();
     }

@@ -37,6 +37,20 @@ final class InProcessServe implements AutoCloseable {
     this.port = Integer.parseInt(Files.readString(portFile).strip());
   }
 
+  /**
+   * {@code args} after {@code --config DIR/mesh.json}, a configuration written there that serves
+   * the embedded reference backends without the MiniLM decision engine ({@code
+   * "default_decision_engine": false}). For a serve whose test routes nothing to MiniLM: loading it
+   * was most of such a serve's start, seconds of the test's time.
+   */
+  static String[] withoutMiniLm(Path dir, String... args) throws java.io.IOException {
+    Path config =
+        Files.writeString(dir.resolve("mesh.json"), "{\"default_decision_engine\": false}");
+    List<String> all = new ArrayList<>(List.of("--config", config.toString()));
+    all.addAll(List.of(args));
+    return all.toArray(String[]::new);
+  }
+
   /** Starts {@code mesh serve ARGS --port-file PORT_FILE} and waits until it listens. */
   static InProcessServe start(Path portFile, String... args) throws Exception {
     return new InProcessServe(portFile, args);

@@ -20,6 +20,34 @@ class MeshCommandTest {
     return new Run(code, out.toString(), err.toString());
   }
 
+  /**
+   * {@code mesh demo} with no arguments, run once in this JVM and its outcome kept for the classes
+   * that check it ({@link #demo_servesVerifiesAndExitsZero}, {@link AdmissionHintTest}, {@link
+   * CliFuzzTest}): the whole demo, a model load and several serves, was a few seconds of the
+   * default suite for each of them, for the same command line and the same outcome. Test classes in
+   * one JVM run one at a time, so one run is shared, not raced.
+   */
+  static synchronized Demo demo() {
+    if (demo == null) {
+      try {
+        List<String> before = CliFuzzTest.names(Path.of(""));
+        Run r = mesh("demo");
+        demo = new Demo(r, before, CliFuzzTest.names(Path.of("")));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return demo;
+  }
+
+  private static Demo demo;
+
+  /**
+   * The outcome of {@link #demo()}, with the names in the working folder (the module's) before and
+   * after it ran.
+   */
+  record Demo(Run run, List<String> before, List<String> after) {}
+
   /** Runs {@code mesh} in this JVM with {@code stdin} as its standard input. */
   static Run meshWithInput(byte[] stdin, String... args) {
     StringWriter out = new StringWriter();
@@ -35,7 +63,7 @@ class MeshCommandTest {
 
   @Test
   void demo_servesVerifiesAndExitsZero() {
-    Run r = mesh("demo");
+    Run r = demo().run();
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("\"energy_provenance\" : \"Estimator\"")

@@ -226,7 +226,9 @@ class ServeMetricsTest {
   void noMetrics_servesNoMetricsEndpoint_butHealthAndReadiness() throws Exception {
     InProcessServe serve =
         InProcessServe.start(
-            tmp.resolve("port"), "--port", "0", "--meter", "estimator", "--no-metrics");
+            tmp.resolve("port"),
+            InProcessServe.withoutMiniLm(
+                tmp, "--port", "0", "--meter", "estimator", "--no-metrics"));
     try (serve) {
       URI base = serve.base();
       HttpClient http = HttpClient.newHttpClient();
@@ -252,7 +254,9 @@ class ServeMetricsTest {
   @Test
   void madeUpMethods_areOneOtherSeries_notASeriesEach() throws Exception {
     InProcessServe serve =
-        InProcessServe.start(tmp.resolve("port"), "--port", "0", "--meter", "estimator");
+        InProcessServe.start(
+            tmp.resolve("port"),
+            InProcessServe.withoutMiniLm(tmp, "--port", "0", "--meter", "estimator"));
     String text;
     try (serve) {
       URI base = serve.base();

@@ -55,7 +55,9 @@ class ServeNewJournalTest {
   @Test
   void serve_onANewJournal_saysSoOnStderr_andNotOnTheNextStart() throws Exception {
     Path journal = tmp.resolve("steward.journal");
-    String[] args = {"--journal", journal.toString(), "--meter", "estimator", "--port", "0"};
+    String[] args =
+        InProcessServe.withoutMiniLm(
+            tmp, "--journal", journal.toString(), "--meter", "estimator", "--port", "0");
     InProcessServe first = InProcessServe.start(tmp.resolve("port1"), args);
     first.close();
     assertThat(first.run().err())
