@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
@@ -32,9 +33,9 @@ class PostgresJournalSessionTest {
       assertThat(j.durable()).isTrue();
       assertThat(j.locked()).isTrue();
       long pid = PostgresJournalFaultTest.backendOf(name);
-      assertThat(statesOver(pid, Duration.ofMillis(1_500))).doesNotContain("idle in transaction");
+      assertThat(statesOverBeats(pid, j, 2)).doesNotContain("idle in transaction");
       j.append(PostgresJournalTest.authorised(0));
-      assertThat(statesOver(pid, Duration.ofMillis(1_500))).doesNotContain("idle in transaction");
+      assertThat(statesOverBeats(pid, j, 2)).doesNotContain("idle in transaction");
       j.append(PostgresJournalTest.authorised(1));
       assertThat(j.refusesAppends()).isEmpty();
       assertThat(j.locked()).isTrue();
@@ -43,22 +44,37 @@ class PostgresJournalSessionTest {
     assertThat(PostgresJournalTest.rows(name)).hasSize(3);
   }
 
-  /** The states server process {@code pid} is seen in, sampled every 50 ms for {@code span}. */
-  static java.util.Set<String> statesOver(long pid, Duration span) throws Exception {
+  /**
+   * The states server process {@code pid} is seen in, sampled every 50 ms from now until {@code
+   * journal}'s heartbeat has spoken {@code beats} whole times (a beat is over once the next one
+   * begins), and once more after that: the time between the heartbeat's statements, which a session
+   * left inside a transaction would spend "idle in transaction", is sampled on both sides of each.
+   */
+  static java.util.Set<String> statesOverBeats(long pid, PostgresJournal journal, int beats)
+      throws Exception {
     java.util.Set<String> seen = new java.util.TreeSet<>();
-    long end = System.nanoTime() + span.toNanos();
+    AtomicInteger begun = new AtomicInteger();
+    journal.beforeEachBeat(begun::incrementAndGet);
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     try (Connection c = PostgresJournalTest.server.connect(PostgresJournalTest.database);
         Statement s = c.createStatement()) {
-      while (System.nanoTime() < end) {
+      boolean last;
+      do {
+        last = begun.get() > beats || System.nanoTime() > deadline;
         try (ResultSet rs =
             s.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid)) {
           if (rs.next()) {
             seen.add(String.valueOf(rs.getString(1)));
           }
         }
-        Thread.sleep(50);
-      }
+        if (!last) {
+          Thread.sleep(50);
+        }
+      } while (!last);
+    } finally {
+      journal.beforeEachBeat(() -> {});
     }
+    assertThat(begun.get()).as("heartbeats begun while watching").isGreaterThan(beats);
     return seen;
   }
 
