@@ -18,12 +18,16 @@ import org.slf4j.LoggerFactory;
  * The delivery timeout of one reply: how long, in all, its writes may wait for the client to take
  * them before the connection is closed (SPEC.md 70, "Slow clients").
  *
- * <p>Every write of a reply goes through here, a whole JSON reply's single write as a stream's
- * many. Each write is handed to Jetty without blocking; one the socket takes at once costs nothing.
- * One that has to wait is given what is left of the reply's delivery timeout, on Jetty's scheduler:
- * when that runs out before the client has taken it, the connection is closed, which fails the
- * write. What each write waited is taken from what is left, so a client that takes each piece just
- * in time (a few bytes before every idle or write timeout) is cut once the waits add up.
+ * <p>Every write of a reply the API answers goes through here, a whole JSON reply's single write as
+ * a stream's many. Jetty's own refusals, which {@code JsonErrors} writes (a request it could not
+ * parse, a head over its limits, a failure thrown past the API), do not: each is under a kilobyte,
+ * which a socket's send buffer takes at once, so the connection's idle timeout alone bounds one
+ * that waits behind replies its client has not read. Each write is handed to Jetty without
+ * blocking; one the socket takes at once costs nothing. One that has to wait is given what is left
+ * of the reply's delivery timeout, on Jetty's scheduler: when that runs out before the client has
+ * taken it, the connection is closed, which fails the write. What each write waited is taken from
+ * what is left, so a client that takes each piece just in time (a few bytes before every idle or
+ * write timeout) is cut once the waits add up.
  *
  * <p>Without it a whole reply, written without holding a thread, was held (its bytes and its
  * connection) for as long as a client that reads a few bytes before each idle timeout liked.
