@@ -99,6 +99,29 @@ class GateChainCacheTest {
     assertRootRefused(gate, SignedGrant.of(first.root().grant(), signature), first);
   }
 
+  /**
+   * Only a chain held here is remembered: a chain held by another steward, presented here again and
+   * again, is refused {@code wrong-holder} each time and takes none of the memo's room, so a flood
+   * of them cannot push out (by clearing the memo at its bound) the chains this gate serves. A
+   * remembered chain skips the holder check too, so one remembered before that check would pass on
+   * its second presentation.
+   */
+  @Test
+  void aChainHeldByAnotherSteward_isNotRemembered() throws Exception {
+    Gate gate = new Gate(Fixture.STEWARD_DID, SpendLedger.inMemory(), Revocations.none(), 2);
+    rememberedTwoLinkChain(gate);
+    GrantChain elsewhere =
+        Jcp.issueRoot(Fixture.CALLER, Fixture.OTHER_STEWARD_DID, 5_000, Fixture.T0, Fixture.T_END);
+    for (int nonce = 1; nonce <= 2; nonce++) {
+      Presentation p = Fixture.present(elsewhere, Fixture.REQUEST, nonce);
+      assertThatThrownBy(() -> gate.verifyPresentation(p, Fixture.REQUEST.id()))
+          .isInstanceOfSatisfying(
+              GrantRefusedException.class,
+              e -> assertThat(e.label()).isEqualTo(DenialLabel.WRONG_HOLDER));
+    }
+    assertThat(gate.verifiedChainCount()).as("chains remembered").isEqualTo(1);
+  }
+
   /** ORG → CALLER → STEWARD, decided once by {@code gate} so that the chain is remembered. */
   private static GrantChain rememberedTwoLinkChain(Gate gate) throws Exception {
     GrantChain chain = Fixture.twoLinkChain(10_000);
