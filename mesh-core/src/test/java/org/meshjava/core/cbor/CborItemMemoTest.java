@@ -85,6 +85,21 @@ class CborItemMemoTest {
   }
 
   /**
+   * A memo that keeps items of any size ({@code maxEncoded} at {@link Integer#MAX_VALUE}) still
+   * finds an item past the input's first byte: its search must not overflow the end it looks to.
+   */
+  @Test
+  void aMemoOfItemsOfAnySize_findsAnItemMetAgain() throws Exception {
+    CborItemMemo memo = new CborItemMemo(2, Integer.MAX_VALUE, 100, 100);
+    byte[] in = new CborArray(List.of(new CborInt(0), CborBytes.of(new byte[] {1, 2}))).encode();
+
+    CborValue a = CanonicalCbor.decode(in, CborLimits.DEFAULT, memo);
+    CborValue b = CanonicalCbor.decode(in, CborLimits.DEFAULT, memo);
+
+    assertThat(((CborArray) b).items().get(1)).isSameAs(((CborArray) a).items().get(1));
+  }
+
+  /**
    * Hostile: the same map with its head's count written in two bytes (an encoding of an equal value
    * that is not canonical) must be read, and refused, not taken as the held canonical one.
    */
