@@ -63,8 +63,10 @@ class CborItemMemoTest {
       assertThat(memo.size()).as("seed %d: items held", seed).isPositive();
       for (int i = 0; i < inputs.size(); i++) {
         byte[] in = inputs.get(i);
+        int n = i;
+        // Described only on failure: the hex of every input, written eagerly, was most of the time.
         assertThat(outcome(in, limits, memo))
-            .as("seed %d, %s, input %d: %s", seed, limits, i, HEX.formatHex(in))
+            .as(() -> "seed %d, %s, input %d: %s".formatted(seed, limits, n, HEX.formatHex(in)))
             .isEqualTo(outcome(in, limits, null));
       }
     }
