@@ -78,7 +78,8 @@ public final class CborItemMemo {
    * checked, since only bytes equal to an item read in full are taken.
    */
   @Nullable Held find(ByteBuffer in, int from, int end) {
-    int to = extent(in, from, Math.min(end, from + maxEncoded));
+    // Not from + maxEncoded, which overflows for a memo that keeps items of any size.
+    int to = extent(in, from, from + Math.min(end - from, maxEncoded));
     if (to < 0) {
       return null;
     }

@@ -63,8 +63,10 @@ class CborItemMemoTest {
       assertThat(memo.size()).as("seed %d: items held", seed).isPositive();
       for (int i = 0; i < inputs.size(); i++) {
         byte[] in = inputs.get(i);
+        int n = i;
+        // Described only on failure: the hex of every input, written eagerly, was most of the time.
         assertThat(outcome(in, limits, memo))
-            .as("seed %d, %s, input %d: %s", seed, limits, i, HEX.formatHex(in))
+            .as(() -> "seed %d, %s, input %d: %s".formatted(seed, limits, n, HEX.formatHex(in)))
             .isEqualTo(outcome(in, limits, null));
       }
     }
@@ -82,6 +84,21 @@ class CborItemMemoTest {
 
     assertThat(((CborArray) b).items().get(0)).isSameAs(((CborArray) a).items().get(0));
     assertThat(b).isEqualTo(CanonicalCbor.decode(second));
+  }
+
+  /**
+   * A memo that keeps items of any size ({@code maxEncoded} at {@link Integer#MAX_VALUE}) still
+   * finds an item past the input's first byte: its search must not overflow the end it looks to.
+   */
+  @Test
+  void aMemoOfItemsOfAnySize_findsAnItemMetAgain() throws Exception {
+    CborItemMemo memo = new CborItemMemo(2, Integer.MAX_VALUE, 100, 100);
+    byte[] in = new CborArray(List.of(new CborInt(0), CborBytes.of(new byte[] {1, 2}))).encode();
+
+    CborValue a = CanonicalCbor.decode(in, CborLimits.DEFAULT, memo);
+    CborValue b = CanonicalCbor.decode(in, CborLimits.DEFAULT, memo);
+
+    assertThat(((CborArray) b).items().get(1)).isSameAs(((CborArray) a).items().get(1));
   }
 
   /**
