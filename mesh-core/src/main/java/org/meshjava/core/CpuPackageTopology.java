@@ -42,10 +42,10 @@ final class CpuPackageTopology {
     boolean complete = !linux || (allowed.isPresent() && online.isPresent());
     Set<Integer> packages = new TreeSet<>();
     for (int cpu : allowed.orElse(Set.of())) {
-      boolean mayRunUs = online.map(o -> o.contains(cpu)).orElse(true);
-      if (!mayRunUs) {
-        continue;
-      }
+      // Read whatever online says: a package read is one the process may run on, and online can
+      // be narrower than the affinity (LXCFS's CPU view, --enable-cfs, shows a container whose CPU
+      // time is capped at two CPUs' "0-1", numbered anew, while it may run on every CPU its cpuset
+      // allows).
       Path id = cpuRoot.resolve("cpu" + cpu).resolve("topology").resolve("physical_package_id");
       try {
         int pkg = Integer.parseInt(Files.readString(id, StandardCharsets.US_ASCII).strip());
@@ -55,8 +55,11 @@ final class CpuPackageTopology {
           complete = false;
         }
       } catch (IOException | NumberFormatException e) {
-        // Online and allowed, so it may run us: its package is one we cannot name.
-        complete = false;
+        // No topology: an offline CPU has none and cannot run us; one that may be online may, on
+        // a package we cannot name.
+        if (online.map(o -> o.contains(cpu)).orElse(true)) {
+          complete = false;
+        }
       }
     }
     if (packages.isEmpty()) {

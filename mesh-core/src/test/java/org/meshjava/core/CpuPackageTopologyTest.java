@@ -97,6 +97,21 @@ class CpuPackageTopologyTest {
     assertThat(CpuPackageTopology.read(status("0-3"), cpus)).isEqualTo(whole(0, 1));
   }
 
+  /**
+   * Regression (§3.3): an allowed CPU that {@code online} did not list was skipped as offline
+   * though its package could be read. LXCFS's CPU view shows a container whose CPU time is capped
+   * at two CPUs {@code online} "0-1", numbered anew, while its affinity spans both sockets: the
+   * answer was package 0 alone, complete, and a serve on package 1 was graded a reading of package
+   * 0's counter. A package that can be read counts now, whatever {@code online} says.
+   */
+  @Test
+  void read_whenOnlineListsFewerCpusThanTheAffinity_countsEveryPackageItCanRead()
+      throws IOException {
+    Path cpus = twoSockets();
+    Files.writeString(cpus.resolve("online"), "0-1\n");
+    assertThat(CpuPackageTopology.read(status("0-3"), cpus)).isEqualTo(whole(0, 1));
+  }
+
   @Test
   void cover_addsEveryHostPackageToADeclarationMissingOne_andLeavesAnEmptyOneEmpty() {
     HostPackages host = whole(0, 1);

@@ -107,6 +107,34 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  /**
+   * A counter meter's {@code openServe} covers the host packages its discovery's options name, not
+   * this process's ({@link HostPackages#ofThisProcess()}, which the interface's default adds): on a
+   * machine given as one board and no CPU package (a container told its host's packages, here
+   * none), the board's live counter is the serve's whole reading. Were the default used, this
+   * process's package 0, which no counter here reads, would make it the estimate.
+   */
+  @Test
+  void openServe_coversTheHostPackagesTheOptionsName_notThisProcesses() {
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock);
+    MeterDiscovery found =
+        clock.watch(
+            discover(
+                DiscoveryOptions.defaults()
+                    .withoutRapl()
+                    .withoutIoReport()
+                    .withNvmlLibrary(library.toString())
+                    .withGpuVisibility(GpuVisibility.all())
+                    .withHostPackages(new HostPackages(Set.of(), true))));
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    MeterWindow w = meter.openServe(Set.of(GPU0));
+    clock.advanceMillis(300); // fifteen refreshes of 20 ms, as above
+    assertThat(w.close(10)).isEqualTo(Energy.measured(90_000_000, 10));
+    meter.close();
+  }
+
   @Test
   void summary_ofALiveBoard_namesTheMeterAndTheDomainsItGrades() {
     FakeNvml.script(0, 1_000, 0, 1);
