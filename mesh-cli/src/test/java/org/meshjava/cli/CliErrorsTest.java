@@ -248,24 +248,47 @@ class CliErrorsTest {
 
   /**
    * {@code mesh serve} with {@code journal} and {@code more} arguments, on a port another socket
-   * holds: it cannot listen.
+   * holds: it cannot listen. Unless {@code more} names a configuration, the start is given one of
+   * the reference backends without MiniLM ({@link NoMiniLm}): the embedded defaults load MiniLM
+   * before the journal is opened, about a second of every such start, and no caller routes a serve.
    */
   static Run serveOnATakenPort(Path journal, String... more) throws java.io.IOException {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "serve",
-                  "--journal",
-                  journal.toString(),
-                  "--meter",
-                  "estimator",
-                  "--host",
-                  "127.0.0.1",
-                  "--port",
-                  Integer.toString(taken.getLocalPort())));
+      List<String> args = new ArrayList<>(List.of("serve"));
+      if (!List.of(more).contains("--config")) {
+        args.addAll(List.of("--config", NoMiniLm.FILE.toString()));
+      }
+      args.addAll(
+          List.of(
+              "--journal",
+              journal.toString(),
+              "--meter",
+              "estimator",
+              "--host",
+              "127.0.0.1",
+              "--port",
+              Integer.toString(taken.getLocalPort())));
       args.addAll(List.of(more));
       return mesh(args.toArray(String[]::new));
+    }
+  }
+
+  /**
+   * A configuration file, one per test JVM, that serves the embedded reference backends without the
+   * MiniLM decision engine; written when first used (a holder class), outside every test's folder,
+   * so no test's listing of its own folder sees it.
+   */
+  private static final class NoMiniLm {
+    static final Path FILE = write();
+
+    private static Path write() {
+      try {
+        Path f = Files.createTempFile("mesh-no-minilm", ".json");
+        f.toFile().deleteOnExit();
+        return Files.writeString(f, "{\"default_decision_engine\": false}");
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 
@@ -306,7 +329,17 @@ class CliErrorsTest {
   void serve_onAJournalAnotherStewardHolds_saysWhatToDo() throws Exception {
     Path journal = tmp.resolve("held.journal");
     try (org.meshjava.journal.FileJournal held = org.meshjava.journal.FileJournal.open(journal)) {
-      Run r = mesh("serve", "--journal", journal.toString(), "--meter", "estimator", "--port", "0");
+      Run r =
+          mesh(
+              "serve",
+              "--config",
+              NoMiniLm.FILE.toString(),
+              "--journal",
+              journal.toString(),
+              "--meter",
+              "estimator",
+              "--port",
+              "0");
       assertOneLineErrorAfterWarnings(r);
       assertThat(r.err())
           .contains("mesh serve: journal " + journal + " is held by another steward")
@@ -457,6 +490,8 @@ class CliErrorsTest {
     Run r =
         mesh(
             "serve",
+            "--config",
+            NoMiniLm.FILE.toString(),
             "--key",
             key.toString(),
             "--journal",

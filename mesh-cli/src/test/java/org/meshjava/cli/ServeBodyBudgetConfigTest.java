@@ -66,7 +66,7 @@ class ServeBodyBudgetConfigTest {
   void theBodyBounds_fromTheConfig_reachTheServer() throws Exception {
     Path c =
         config(
-            "{\"port\": 0, \"meter\": \"estimator\", \"max_body_bytes\": 1000,"
+            "{\"port\": 0, \"meter\": \"estimator\", \"default_decision_engine\": false, \"max_body_bytes\": 1000,"
                 + " \"max_buffered_body_bytes\": 2000,"
                 + " \"refused_body_drain_bytes\": 67108864, \"refused_body_drain_s\": 30}");
     InProcessServe serve = InProcessServe.start(tmp.resolve("port"), "--config", c.toString());

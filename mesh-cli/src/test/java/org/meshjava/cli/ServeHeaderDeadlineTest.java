@@ -20,7 +20,9 @@ class ServeHeaderDeadlineTest {
   @Test
   void headerDeadline_fromTheConfig_closesAHalfSentHead() throws Exception {
     Path config = tmp.resolve("mesh.json");
-    Files.writeString(config, "{\"port\": 0, \"meter\": \"estimator\", \"header_deadline_s\": 1}");
+    Files.writeString(
+        config,
+        "{\"port\": 0, \"meter\": \"estimator\", \"default_decision_engine\": false, \"header_deadline_s\": 1}");
     InProcessServe serve = InProcessServe.start(tmp.resolve("port"), "--config", config.toString());
     try (serve) {
       int port = serve.port();

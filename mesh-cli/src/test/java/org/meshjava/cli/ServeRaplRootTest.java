@@ -49,7 +49,9 @@ class ServeRaplRootTest {
     Path root = powercap();
 
     try (InProcessServe serve =
-        InProcessServe.start(tmp.resolve("port"), "--rapl-root", root.toString(), "--port", "0")) {
+        InProcessServe.start(
+            tmp.resolve("port"),
+            InProcessServe.withoutMiniLm(tmp, "--rapl-root", root.toString(), "--port", "0"))) {
       assertThat(serve.port()).isPositive();
     }
   }

@@ -44,24 +44,28 @@ class ServeRevocationsOutputTest {
   }
 
   /**
-   * {@code mesh serve}'s flags for a steward of {@code key} on {@code journal}, then {@code more}.
+   * {@code mesh serve}'s flags for a steward of {@code key} on {@code journal}, then {@code more},
+   * serving the reference backends without MiniLM: no case here routes a serve, and its load was
+   * most of each start (a start refused for its revocations loads it first too).
    */
-  private static String[] flags(Path key, Path journal, String... more) {
-    return Stream.concat(
-            Stream.of(
-                "--key",
-                key.toString(),
-                "--journal",
-                journal.toString(),
-                "--fresh-chain",
-                "--meter",
-                "estimator",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0"),
-            Arrays.stream(more))
-        .toArray(String[]::new);
+  private String[] flags(Path key, Path journal, String... more) throws java.io.IOException {
+    return InProcessServe.withoutMiniLm(
+        tmp,
+        Stream.concat(
+                Stream.of(
+                    "--key",
+                    key.toString(),
+                    "--journal",
+                    journal.toString(),
+                    "--fresh-chain",
+                    "--meter",
+                    "estimator",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0"),
+                Arrays.stream(more))
+            .toArray(String[]::new));
   }
 
   /** A revocation, written to a file, of a grant a new caller issued to {@code steward}. */
