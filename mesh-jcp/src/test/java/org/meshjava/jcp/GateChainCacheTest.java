@@ -93,7 +93,11 @@ class GateChainCacheTest {
       gate.release(Fixture.decide(gate, Fixture.present(chain, Fixture.REQUEST, 1)));
       assertThat(gate.verifiedChainCount()).as("after chain %d", i).isBetween(1, 2);
     }
+    // The third chain cleared the memo, so the first is no longer in it: presented again, it is
+    // verified again and remembered beside the third.
+    assertThat(gate.verifiedChainCount()).as("before the first chain's return").isEqualTo(1);
     gate.release(Fixture.decide(gate, Fixture.present(first, Fixture.REQUEST, 2)));
+    assertThat(gate.verifiedChainCount()).as("after the first chain's return").isEqualTo(2);
     byte[] signature = first.root().signature();
     signature[5] ^= 0x01;
     assertRootRefused(gate, SignedGrant.of(first.root().grant(), signature), first);
