@@ -60,13 +60,22 @@ public record MeterDiscovery(
   public static MeterDiscovery discover(DiscoveryOptions options) {
     Objects.requireNonNull(options, "options");
     return discover(
-        options.hostPackages().isPresent()
-            ? options
-            : options.withHostPackages(HostPackages.ofThisProcess()),
+        hostSaid(options),
         ProbeClock.SYSTEM,
         null,
         ErrnoSysfsReader.orFiles(),
         System.getProperty("os.name", ""));
+  }
+
+  /**
+   * {@code options} as discovery reads them: naming this process's CPU packages where they name no
+   * host packages. A lease is keyed on these, so options that leave the packages unsaid and the
+   * same options naming this process's packages share one meter, as they discover the same one.
+   */
+  static DiscoveryOptions hostSaid(DiscoveryOptions options) {
+    return options.hostPackages().isPresent()
+        ? options
+        : options.withHostPackages(HostPackages.ofThisProcess());
   }
 
   /**

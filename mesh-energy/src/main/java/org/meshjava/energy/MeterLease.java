@@ -62,8 +62,8 @@ public final class MeterLease implements AutoCloseable {
    * discovery} when none is open.
    */
   static MeterLease acquire(
-      DiscoveryOptions options, Function<DiscoveryOptions, MeterDiscovery> discovery) {
-    Objects.requireNonNull(options, "options");
+      DiscoveryOptions unsaid, Function<DiscoveryOptions, MeterDiscovery> discovery) {
+    DiscoveryOptions options = MeterDiscovery.hostSaid(Objects.requireNonNull(unsaid, "options"));
     synchronized (SHARED) {
       Shared shared = SHARED.get(options);
       if (shared != null

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.HostPackages;
 import org.meshjava.core.Provenance;
 
 /**
@@ -74,6 +75,26 @@ class MeterLeaseTest {
     } finally {
       first.close();
       second.close();
+    }
+  }
+
+  /**
+   * Regression (review45edge): the lease was keyed on the options as given, before discovery named
+   * this process's packages in them, so a holder leaving the packages unsaid and one naming this
+   * process's got two meters over the same counters, each keeping books of its own.
+   */
+  @Test
+  void leasesOnOptionsLeavingThePackagesUnsaid_andNamingThisProcesses_shareOneMeter() {
+    MeterLease unsaid = MeterLease.acquire(options("packages"), this::hardware);
+    MeterLease named =
+        MeterLease.acquire(
+            options("packages").withHostPackages(HostPackages.ofThisProcess()), this::hardware);
+    try {
+      assertThat(named.meter()).isSameAs(unsaid.meter());
+      assertThat(discoveries).hasValue(1);
+    } finally {
+      unsaid.close();
+      named.close();
     }
   }
 
