@@ -125,8 +125,7 @@ class StewardSharedMeterTest {
 
   // The defect: each steward discovered a meter of its own over the same package, each meter saw a
   // lone window, and both serves were graded HwShunt for the same joules. Split in one set of
-  // books,
-  // each is a share of the counter's reading (ModelBased). The fake host has package 0 alone
+  // books, each is a share of the counter's reading (ModelBased). The fake host has package 0 alone
   // (FakePowercap), so no package of the host running the test leaves the window the estimate,
   // which also is not HwShunt and so hid the split on a host of two packages. A loaded machine can
   // hold the fake counter's writer off long enough to stall it, or stretch the update period the
