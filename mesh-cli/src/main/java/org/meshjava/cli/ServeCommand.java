@@ -736,10 +736,14 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         }
         try {
           // Set first: a start that got as far as accepting a request before it failed may have
-          // run a serve, and this cannot tell it from one refused at its bind.
+          // run a serve, and so may one that fails with an Error.
           started = true;
           server.start();
         } catch (IOException e) {
+          // Refused at its bind (a port in use), no listener accepted anything: Jetty opens every
+          // listener before it starts any, and throws there. No serve ran, so the local engines
+          // are closed too.
+          started = bindRefusal(e).isEmpty();
           out.print(revoked);
           throw new CliException(cannotListen(e, console), e);
         }
@@ -985,19 +989,27 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         what.startsWith(prefix)
             ? "cannot listen on " + what.substring(prefix.length())
             : "cannot listen: " + what;
-    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-      if (t instanceof java.net.BindException bind) {
-        String reason = String.valueOf(bind.getMessage());
-        line += ": " + reason;
-        if (reason.contains("in use")) {
-          line +=
-              "; another process listens there: stop it, or choose another "
-                  + (console ? "--port or --console-port" : "--port")
-                  + " (0 picks a free one)";
-        }
-        break;
+    Optional<java.net.BindException> bind = bindRefusal(e);
+    if (bind.isPresent()) {
+      String reason = String.valueOf(bind.get().getMessage());
+      line += ": " + reason;
+      if (reason.contains("in use")) {
+        line +=
+            "; another process listens there: stop it, or choose another "
+                + (console ? "--port or --console-port" : "--port")
+                + " (0 picks a free one)";
       }
     }
     return line;
+  }
+
+  /** What refused a listener its address, where that is why the server's start failed. */
+  private static Optional<java.net.BindException> bindRefusal(IOException e) {
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException bind) {
+        return Optional.of(bind);
+      }
+    }
+    return Optional.empty();
   }
 }

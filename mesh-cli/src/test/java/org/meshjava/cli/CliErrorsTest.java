@@ -292,16 +292,35 @@ class CliErrorsTest {
     }
   }
 
+  /**
+   * Regression (the engines): a start refused at its bind was taken for one that may have served,
+   * so the MiniLM decision engine it had built (its native session) was left open for good in a JVM
+   * that runs the command in process; no listener accepts anything before every one is bound.
+   */
   @Test
-  void serve_onAPortInUse_failsInOneLine_andLeavesNoNewJournal() throws Exception {
+  void serve_onAPortInUse_failsInOneLine_leavesNoNewJournal_andClosesItsEngines() throws Exception {
     Path journal = tmp.resolve("new.journal");
-    Run r = serveOnATakenPort(journal);
+    List<String> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Run r =
+        ScopedValue.where(ServeCommand.CLEANING_UP, steps::add)
+            .call(() -> serveOnATakenPort(journal, "--config", embeddedDefaults().toString()));
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("mesh serve: cannot listen");
     // The no-key warning goes to stderr with the error; stdout stays for what scripts read.
     assertThat(r.err()).contains("warning: no key file");
     assertThat(r.out()).doesNotContain("warning");
     assertThat(journal).doesNotExist();
+    assertThat(steps)
+        .as("the cleanup's steps: the embedded MiniLM decision engine closed once")
+        .containsOnlyOnce("engine");
+  }
+
+  /**
+   * A configuration that changes nothing, so that {@link #serveOnATakenPort} keeps the embedded
+   * defaults, MiniLM among them.
+   */
+  private Path embeddedDefaults() throws java.io.IOException {
+    return Files.writeString(tmp.resolve("defaults.json"), "{}");
   }
 
   /**

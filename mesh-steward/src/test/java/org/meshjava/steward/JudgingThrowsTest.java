@@ -45,7 +45,13 @@ class JudgingThrowsTest {
         .contains("WARN")
         .contains("backend broken failed while being judged, so it was passed over: ")
         .contains("/models/a.onnx");
-    now.addAndGet(JudgingThrows.WARN_EVERY.toNanos() - 1); // across nanoTime's wrap
+    // Before the count wraps, while the last WARN plus the interval already has: a comparison of
+    // nanoTime values rather than of their difference says WARN here.
+    now.addAndGet(500);
+    assertThat(logged(threw("broken", "java.io.IOException: /models/a2.onnx")))
+        .as("just after the WARN, the count not yet wrapped: at debug")
+        .doesNotContain("WARN");
+    now.addAndGet(JudgingThrows.WARN_EVERY.toNanos() - 501); // across nanoTime's wrap
     assertThat(logged(threw("broken", "java.io.IOException: /models/b.onnx")))
         .as("within the interval: at debug")
         .doesNotContain("WARN");
