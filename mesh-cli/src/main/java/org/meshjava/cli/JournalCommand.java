@@ -404,7 +404,8 @@ final class JournalCommand extends CommandGroup {
           "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
               + " first bad record. Streamed: it holds what a steward holds live (spent"
               + " presentations until their chains expire, unresolved serves, revocations) and 32"
-              + " bytes per receipt after the latest checkpoint.")
+              + " bytes per receipt after the latest checkpoint (of a journal archived into"
+              + " segments, every receipt's id).")
   static final class Verify extends Common {
     final SnapshotDirectory snapshots = new SnapshotDirectory();
 
