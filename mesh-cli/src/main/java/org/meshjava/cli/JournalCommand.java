@@ -400,12 +400,14 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "verify",
-      description =
-          "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
-              + " first bad record. Streamed: it holds what a steward holds live (spent"
-              + " presentations until their chains expire, unresolved serves, revocations) and 32"
-              + " bytes per receipt after the latest checkpoint (of a journal archived into"
-              + " segments, every receipt's id).")
+      description = {
+        "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
+            + " first bad record.",
+        // Its own paragraph: `mesh journal --help` lists each command by its first one only.
+        "Streamed: it holds what a steward holds live (spent presentations until their chains"
+            + " expire, unresolved serves, revocations) and 32 bytes per receipt after the latest"
+            + " checkpoint (of a journal archived into segments, every receipt's id)."
+      })
   static final class Verify extends Common {
     final SnapshotDirectory snapshots = new SnapshotDirectory();
 
