@@ -70,8 +70,10 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
         return code;
       }
     } catch (DemoStop.StoppedException stopped) {
-      // The stop's hook has said in its line what became of the folder; this thread's own line
-      // would read as a failure of the demo as the JVM exits.
+      // The stop's hook says in its line what became of the folder (stop.refusedByStop: even where
+      // this thread's end removes it first); this thread's own line would read as a failure of the
+      // demo as the JVM exits.
+      stop.refusedByStop();
       return 1;
     } finally {
       // Also where no folder could be made (a temporary directory that is missing or full): the

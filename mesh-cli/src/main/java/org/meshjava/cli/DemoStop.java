@@ -51,6 +51,7 @@ final class DemoStop {
   private boolean printed;
   private boolean over;
   private boolean stoppedBySignal;
+  private boolean refusedByStop;
 
   /**
    * Puts the stop hook in place before the folder is made, so that no moment leaves it unremoved.
@@ -134,6 +135,15 @@ final class DemoStop {
     return writer;
   }
 
+  /**
+   * The demo's thread was refused by a stop by signal ({@link StoppedException}, or MiniLM's load
+   * refused as the JVM stops) and ends without a line of its own: the stop's hook says it, even
+   * where this thread's {@link #end} removes the folder first.
+   */
+  synchronized void refusedByStop() {
+    refusedByStop = true;
+  }
+
   /** Everything the demo prints is out: a stop from now on removes the folder without a word. */
   synchronized void printed() {
     printed = true;
@@ -162,6 +172,17 @@ final class DemoStop {
   /** What a stop by signal does (the hook's work). */
   private synchronized void stopped() {
     if (over) {
+      // The demo's thread ended first and removed the folder. Where it ended because this stop
+      // refused it (MiniLM's load refuses once the JVM is stopping), it left the line to this
+      // hook, which said nothing at all: the user's Ctrl-C got no word.
+      Path d = dir;
+      if (refusedByStop && !printed && d != null) {
+        err.println(
+            "mesh demo: stopped before it ended; its temporary journal folder "
+                + d
+                + " was removed");
+        err.flush();
+      }
       return;
     }
     stoppedBySignal = true;
