@@ -60,10 +60,12 @@ final class DecodedEnvelopes {
    * The same envelopes by their bytes, where a presentation or a revocation carries them: items at
    * depth 3 of {@code {"chain": [envelope, …], …}}, the statement's map being depth 1. A statement
    * read with it takes a link it met before whole from its bytes, not read into values again, and
-   * the value it takes is the very one {@link #get} holds, whose hash code its map keeps, so both
-   * lookups cost a pass over the link's bytes rather than walks of its decoded tree. Under the same
-   * bounds as the values; each link it holds costs its bytes again (at most {@value #LIMIT} times
-   * {@value #MAX_ENCODED} bytes).
+   * the value it takes is, while neither memo has been cleared since, the very one {@link #get}
+   * holds, whose hash code its map keeps, so both lookups cost a pass over the link's bytes rather
+   * than walks of its decoded tree. The two clear apart (each when full): until the other fills,
+   * {@link #get} may compare an equal value held apart, a walk of its tree. Under the same bounds
+   * as the values; each link it holds costs its bytes again (at most {@value #LIMIT} times {@value
+   * #MAX_ENCODED} bytes).
    */
   static final CborItemMemo STATEMENT_LINKS = new CborItemMemo(3, MAX_ENCODED, MAX_ITEMS, LIMIT);
 

@@ -23,11 +23,12 @@ import org.slf4j.LoggerFactory;
  * parse, a head over its limits, a failure thrown past the API), do not: each is under a kilobyte,
  * which a socket's send buffer takes at once, so the connection's idle timeout alone bounds one
  * that waits behind replies its client has not read. Each write is handed to Jetty without
- * blocking; one the socket takes at once costs nothing. One that has to wait is given what is left
- * of the reply's delivery timeout, on Jetty's scheduler: when that runs out before the client has
- * taken it, the connection is closed, which fails the write. What each write waited is taken from
- * what is left, so a client that takes each piece just in time (a few bytes before every idle or
- * write timeout) is cut once the waits add up.
+ * blocking; one the socket takes at once arms no timer (it costs the reply's budget only the
+ * microseconds the write itself took). One that has to wait is given what is left of the reply's
+ * delivery timeout, on Jetty's scheduler: when that runs out before the client has taken it, the
+ * connection is closed, which fails the write. What each write waited is taken from what is left,
+ * so a client that takes each piece just in time (a few bytes before every idle or write timeout)
+ * is cut once the waits add up.
  *
  * <p>Without it a whole reply, written without holding a thread, was held (its bytes and its
  * connection) for as long as a client that reads a few bytes before each idle timeout liked.
