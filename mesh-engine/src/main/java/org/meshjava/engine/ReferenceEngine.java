@@ -152,11 +152,11 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
     ServeRequest request = identified.request();
     Objects.requireNonNull(questions, "questions");
     if (request.decision().isEmpty()) {
-      throw new EngineException("not a decision request");
+      throw EngineException.toClient("not a decision request");
     }
     // The check the steward makes before routing (DecisionShape.misfit), so both refuse alike.
     if (request.decision().get().misfit(questions).isPresent()) {
-      throw new EngineException("the questions do not fit the request's decision shape");
+      throw EngineException.toClient("the questions do not fit the request's decision shape");
     }
     EngineResult scored = serve(identified, prompt);
     byte[] seed = seed(identified, prompt);

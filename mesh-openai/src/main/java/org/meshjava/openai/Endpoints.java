@@ -908,18 +908,12 @@ final class Endpoints {
    * A refused serve's message as the API client reads it: the steward's words for clients ({@link
    * ServeException#shown()}), which leave out its reason's name (the answer's code says it, and the
    * SDKs print the message after the status: the Node SDK's "502 ENGINE_FAILED: backend ...") and
-   * what only its operator reads (the Java class of an engine's throw). An upstream's refusal
-   * carries what the upstream said, which names what the operator runs (its model names, hosts and
-   * paths, a key it echoes): the client is told the status only ({@link
-   * UpstreamRefusedException#shown()}), and the operator's log has the rest.
+   * whatever of a failed engine's words it did not declare its client's: the client reads a
+   * reference to the steward's log line instead (SPEC.md 60.10). An upstream's refusal is told by
+   * its status only ({@link UpstreamRefusedException#clientWords()}).
    */
   static String shown(ServeException e) {
-    String message = e.shown();
-    if (e.getCause() instanceof UpstreamRefusedException u) {
-      int at = message.lastIndexOf(String.valueOf(u.getMessage()));
-      message = at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
-    }
-    return message;
+    return e.shown();
   }
 
   private static Reply.Json byReason(ServeException e) {

@@ -135,7 +135,8 @@ final class KeepAliveHttp {
       try {
         return exchange(fresh, request, watch);
       } catch (Stale e) {
-        throw new IOException("the upstream closed the connection without a reply", e.getCause());
+        throw new UpstreamHttp.Worded(
+            "the upstream closed the connection without a reply", e.getCause());
       }
     } finally {
       var unused = watch.finish();
@@ -214,7 +215,7 @@ final class KeepAliveHttp {
       close(s);
       if (watch.expired()) {
         // No address in the text: it reaches the client (UpstreamEngine.failed).
-        throw new IOException("no connection within the timeout", e);
+        throw new UpstreamHttp.Worded("no connection within the timeout", e);
       }
       throw e;
     }
@@ -243,7 +244,7 @@ final class KeepAliveHttp {
       // 101 is no interim head but the end of HTTP on this connection: a reply (refused).
       for (int interim = 1; h.status >= 100 && h.status < 200 && h.status != 101; interim++) {
         if (interim > MAX_INTERIM_HEADS) {
-          throw new IOException(
+          throw new UpstreamHttp.Worded(
               "the upstream sent more than " + MAX_INTERIM_HEADS + " interim (1xx) heads");
         }
         h = c.head();
@@ -266,7 +267,7 @@ final class KeepAliveHttp {
       return new UpstreamHttp.Answer(h.status, body);
     } catch (IOException e) {
       if (e instanceof SocketTimeoutException || watch.expired()) {
-        throw new IOException("no reply within the timeout", e);
+        throw new UpstreamHttp.Worded("no reply within the timeout", e);
       }
       throw e;
     } finally {
@@ -351,7 +352,7 @@ final class KeepAliveHttp {
             budget[0] -= i + 1 - pos;
             pos = i + 1;
             if (budget[0] < 0) {
-              throw new IOException(tooLong);
+              throw new UpstreamHttp.Worded(tooLong);
             }
             if (sb == null) {
               // The whole line in one read (the usual case): one string, without its CR.
@@ -374,7 +375,7 @@ final class KeepAliveHttp {
         }
         budget[0] -= lim - pos;
         if (budget[0] < 0) {
-          throw new IOException(tooLong);
+          throw new UpstreamHttp.Worded(tooLong);
         }
         sb.append(new String(buf, pos, lim - pos, StandardCharsets.ISO_8859_1));
         pos = lim;
@@ -386,14 +387,16 @@ final class KeepAliveHttp {
       int[] budget = {MAX_HEAD_BYTES};
       String status = line(budget, HEAD_TOO_LONG);
       if (!status.startsWith("HTTP/1.") || status.length() < 12 || status.charAt(8) != ' ') {
-        throw new IOException("the upstream's reply is not HTTP/1.x: " + abbreviate(status));
+        throw new UpstreamHttp.Worded(
+            "the upstream's reply is not HTTP/1.x: " + abbreviate(status));
       }
       boolean http11 = status.charAt(7) == '1';
       int code;
       try {
         code = Integer.parseInt(status.substring(9, 12));
       } catch (NumberFormatException e) {
-        throw new IOException("the upstream's status line is malformed: " + abbreviate(status));
+        throw new UpstreamHttp.Worded(
+            "the upstream's status line is malformed: " + abbreviate(status));
       }
       long length = -1;
       boolean chunked = false;
@@ -404,7 +407,8 @@ final class KeepAliveHttp {
           line = line(budget, HEAD_TOO_LONG)) {
         int colon = line.indexOf(':');
         if (colon <= 0) {
-          throw new IOException("the upstream sent a malformed header: " + abbreviate(line));
+          throw new UpstreamHttp.Worded(
+              "the upstream sent a malformed header: " + abbreviate(line));
         }
         String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
         String value = line.substring(colon + 1).trim();
@@ -417,14 +421,15 @@ final class KeepAliveHttp {
               }
               length = l;
             } catch (NumberFormatException e) {
-              throw new IOException("the upstream sent Content-Length " + abbreviate(value));
+              throw new UpstreamHttp.Worded(
+                  "the upstream sent Content-Length " + abbreviate(value));
             }
           }
           case "transfer-encoding" -> {
             // Chunked alone, once: a request without TE takes no other transfer coding (RFC 9112
             // §6.1), and a coding before chunked (gzip, chunked) would be read as the body's bytes.
             if (chunked || !value.equalsIgnoreCase("chunked")) {
-              throw new IOException(
+              throw new UpstreamHttp.Worded(
                   "the upstream sent Transfer-Encoding "
                       + abbreviate(value)
                       + " (this client takes chunked alone)");
@@ -536,7 +541,7 @@ final class KeepAliveHttp {
         n += (int) size;
         budget[0] = MAX_CHUNK_LINE_BYTES;
         if (!line(budget, CHUNK_LINE_TOO_LONG).isEmpty()) {
-          throw new IOException("the upstream's chunk does not end where its size says");
+          throw new UpstreamHttp.Worded("the upstream's chunk does not end where its size says");
         }
       }
     }
@@ -553,14 +558,16 @@ final class KeepAliveHttp {
       int semi = line.indexOf(';');
       String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
       if (hex.isEmpty()) {
-        throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+        throw new UpstreamHttp.Worded(
+            "the upstream sent a malformed chunk size: " + abbreviate(line));
       }
       long size = 0;
       for (int i = 0; i < hex.length(); i++) {
         char c = hex.charAt(i);
         int digit = c < 0x80 ? Character.digit(c, 16) : -1;
         if (digit < 0) {
-          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+          throw new UpstreamHttp.Worded(
+              "the upstream sent a malformed chunk size: " + abbreviate(line));
         }
         size = size * 16 + digit;
         if (size > UpstreamHttp.MAX_REPLY_BYTES) {
@@ -615,7 +622,7 @@ final class KeepAliveHttp {
   }
 
   private static IOException tooLarge() {
-    return new IOException(
+    return new UpstreamHttp.Worded(
         "the reply is larger than " + UpstreamHttp.MAX_REPLY_BYTES + " bytes, the most read whole");
   }
 

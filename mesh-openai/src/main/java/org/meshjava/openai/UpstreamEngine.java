@@ -244,7 +244,7 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
   /** Refuses a serve on a closed engine before anything is sent. */
   private void requireOpen() throws EngineException {
     if (closed.get()) {
-      throw new EngineException("the upstream engine is closed");
+      throw EngineException.toClient("the upstream engine is closed");
     }
   }
 
@@ -556,7 +556,7 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
   private byte[] body(ServeRequest request, TokenSequence prompt, boolean stream)
       throws EngineException {
     if (request.isDecision()) {
-      throw new EngineException("an upstream serves generations, not typed decisions");
+      throw EngineException.toClient("an upstream serves generations, not typed decisions");
     }
     Prompt messages;
     try {
@@ -611,14 +611,23 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
     failures
         .failed(e.toString())
         .ifPresent(line -> LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, line));
-    String why =
+    @Nullable String clients =
         switch (e) {
           case UnknownHostException unknown -> "its host name does not resolve";
           case SSLException tls -> "the TLS handshake or session failed";
-          default -> e.getMessage() == null ? "the exchange failed" : e.getMessage();
+          case java.net.ConnectException refused -> "the connection was refused";
+          // Our HTTP client's own words for a failure, written for the client (UpstreamHttp).
+          case UpstreamHttp.Worded worded -> worded.getMessage();
+          // Anything else is in the JVM's or a library's words, which may name the upstream's
+          // host and port: the operator's alone (the steward gives the client a reference).
+          default -> null;
         };
-    return new EngineException(
-        "calling the upstream: " + why + " (the server's log names its endpoint)", e);
+    String why =
+        clients != null ? clients : e.getMessage() == null ? "the exchange failed" : e.getMessage();
+    String message = "calling the upstream: " + why + " (the server's log names its endpoint)";
+    return clients == null
+        ? new EngineException(message, e)
+        : new EngineException(message, message, e);
   }
 
   /**
@@ -640,7 +649,8 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
         .failed(logged)
         .ifPresent(
             line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
-    return new EngineException(words, cause);
+    // Written for the client (see above): declared as its words.
+    return new EngineException(words, words, cause);
   }
 
   /**
@@ -831,7 +841,8 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
 
   private EngineException interrupted(Exception e) {
     Thread.currentThread().interrupt();
-    return new EngineException("interrupted waiting for the upstream", e);
+    String words = "interrupted waiting for the upstream";
+    return new EngineException(words, words, e);
   }
 
   /**

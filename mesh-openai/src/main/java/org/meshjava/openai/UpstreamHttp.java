@@ -268,7 +268,7 @@ final class UpstreamHttp {
       deadline.stop();
       var unused = request.abort(e);
       // Not the Duration's text (PT10S): the client reads this.
-      throw new IOException("no reply within the timeout", e);
+      throw new Worded("no reply within the timeout", e);
     } catch (ExecutionException e) {
       deadline.stop();
       throw failed(e.getCause());
@@ -309,7 +309,7 @@ final class UpstreamHttp {
     if (transfer.size() > 1
         || (transfer.size() == 1 && !transfer.getFirst().equalsIgnoreCase("chunked"))) {
       String named = String.join(", ", transfer);
-      return new IOException(
+      return new Worded(
           "the upstream sent Transfer-Encoding "
               + (named.matches("[A-Za-z0-9._+, -]{1,64}") ? named : "other than chunked")
               + " (this client takes chunked alone)");
@@ -340,7 +340,7 @@ final class UpstreamHttp {
    */
   static IOException coded(String coding) {
     String named = coding.matches("[A-Za-z0-9._+-]{1,32}") ? coding : "other than identity";
-    return new IOException(
+    return new Worded(
         "the upstream sent its reply with Content-Encoding "
             + named
             + ", though asked for identity (no coding)");
@@ -388,7 +388,7 @@ final class UpstreamHttp {
           && count.incrementAndGet() > KeepAliveHttp.MAX_INTERIM_HEADS) {
         var unused =
             request.abort(
-                new IOException(
+                new Worded(
                     "the upstream sent more than "
                         + KeepAliveHttp.MAX_INTERIM_HEADS
                         + " interim (1xx) heads"));
@@ -403,23 +403,45 @@ final class UpstreamHttp {
   private static IOException failed(@Nullable Throwable cause) {
     String ended = cause == null ? null : connectionWords(cause);
     if (ended != null) {
-      return new IOException(ended, cause);
+      return new Worded(ended, cause);
     }
     if (cause instanceof IOException io) {
       return io;
     }
-    String what =
+    @Nullable String what =
         switch (cause) {
           case TimeoutException t -> "no reply within the timeout";
           // What CompletableResponseListener throws past its buffering limit.
           case IllegalArgumentException a ->
               "the reply is larger than " + MAX_REPLY_BYTES + " bytes, the most read whole";
-          case null -> "the exchange failed";
           // Jetty fails a reply whose head was cut short with a bare error in some states (an
           // AssertionError where assertions run): no message is no words, never "null".
-          default -> cause.getMessage() == null ? "the exchange failed" : cause.getMessage();
+          case null -> "the exchange failed";
+          default -> cause.getMessage() == null ? "the exchange failed" : null;
         };
-    return new IOException(what, cause);
+    // Another's own message is the operator's: it may name the upstream's address.
+    if (what == null && cause != null) {
+      return new IOException(cause.getMessage(), cause);
+    }
+    return new Worded(what == null ? "the exchange failed" : what, cause);
+  }
+
+  /**
+   * A failed exchange in our HTTP clients' own words (this one's and {@link KeepAliveHttp}'s),
+   * written for the API client: they say what went wrong and never where the upstream is ({@link
+   * UpstreamEngine} declares them the client's, SPEC.md 60.10). Any other {@link IOException} is in
+   * the JVM's or a library's words, which may name the upstream's host and port.
+   */
+  static final class Worded extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Worded(String words) {
+      super(words);
+    }
+
+    Worded(String words, @Nullable Throwable cause) {
+      super(words, cause);
+    }
   }
 
   /**

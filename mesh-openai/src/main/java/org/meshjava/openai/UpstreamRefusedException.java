@@ -1,5 +1,6 @@
 package org.meshjava.openai;
 
+import java.util.Optional;
 import org.meshjava.core.EngineException;
 
 /**
@@ -45,5 +46,11 @@ public final class UpstreamRefusedException extends EngineException {
   /** What the client may read of the refusal: the status, and where its text went. */
   public String shown() {
     return statusText(status) + " (its own words are in the server's log)";
+  }
+
+  /** {@link #shown()}: the words the steward gives the client (SPEC.md 60.10). */
+  @Override
+  public Optional<String> clientWords() {
+    return Optional.of(shown());
   }
 }

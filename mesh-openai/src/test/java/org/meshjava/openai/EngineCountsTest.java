@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.EngineException;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
@@ -81,7 +82,12 @@ class EngineCountsTest {
               .error(502, "engine_failed")
               .get("message")
               .asText();
-      assertThat(message).endsWith("backend thrower failed: connection refused");
+      // The engine's words are the operator's (SPEC.md 60.10): the client reads a reference.
+      assertThat(message)
+          .matches(
+              "backend thrower failed: its own words are in the server's log, under reference"
+                  + " [0-9a-f]{16}")
+          .doesNotContain("connection refused", "java.lang");
     }
     try (Fixture f =
         new Fixture(
@@ -91,7 +97,8 @@ class EngineCountsTest {
                   .error(502, "engine_failed")
                   .get("message")
                   .asText())
-          .endsWith("backend thrower failed: it gave no reason");
+          .contains("backend thrower failed: its own words are in the server's log")
+          .doesNotContain("java.lang");
     }
     try (Fixture f =
         new Fixture(null, b -> b.backend(ThrowingEngine.of(new NullPointerException())), b -> {})) {
@@ -100,7 +107,7 @@ class EngineCountsTest {
                   .error(502, "engine_failed")
                   .get("message")
                   .asText())
-          .endsWith("backend thrower failed: it gave no reason")
+          .contains("backend thrower failed: its own words are in the server's log")
           .doesNotContain("java.lang");
     }
   }
@@ -108,15 +115,17 @@ class EngineCountsTest {
   /**
    * Regression: the binding cut "it threw <a class>, and " out of the steward's message text, so an
    * engine whose own words read so (an upstream's error quoted as it came) reached the client
-   * altered. The client now reads the steward's words for clients ({@code ServeException#shown}),
-   * whatever they say.
+   * altered. The client now reads the steward's words for clients ({@code ServeException#shown}):
+   * the words the engine declared its client's, whatever they say.
    */
   @Test
   void anEnginesOwnWords_thatReadLikeTheOperatorsClassNaming_reachTheClientUnchanged() {
     String own = "it threw com.example.QuotaExceeded, and it gave no reason";
     try (Fixture f =
         new Fixture(
-            null, b -> b.backend(ThrowingEngine.of(new IllegalStateException(own))), b -> {})) {
+            null,
+            b -> b.backend(ThrowingEngine.named("thrower", EngineException.toClient(own))),
+            b -> {})) {
       assertThat(
               f.post("/v1/chat/completions", Fixture.chat("boom"))
                   .error(502, "engine_failed")
@@ -129,7 +138,8 @@ class EngineCountsTest {
   /**
    * Regression: an engine that threw when asked something outside its work (its energy domains) was
    * answered with the throw as Java prints it ("java.lang.IllegalStateException: no domains
-   * today"); the client reads the engine's words alone.
+   * today"); the client reads what the steward could not learn and a reference to the log, where
+   * the engine's words are (SPEC.md 60.10).
    */
   @Test
   void anEngineThatThrowsWhenAsked_isAnsweredWithItsWords_notItsJavaClass() {
@@ -146,8 +156,9 @@ class EngineCountsTest {
                   .error(502, "engine_failed")
                   .get("message")
                   .asText())
-          .endsWith(
-              "backend thrower failed: it could not name its energy domains: no domains today")
+          .matches(
+              "backend thrower failed: it could not name its energy domains: its own words are in"
+                  + " the server's log, under reference [0-9a-f]{16}")
           .doesNotContain("java.lang");
     }
   }

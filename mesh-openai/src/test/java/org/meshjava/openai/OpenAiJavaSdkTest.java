@@ -331,7 +331,8 @@ class OpenAiJavaSdkTest {
     public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
         throws EngineException {
       sink.accept(10);
-      throw new EngineException("the device went away");
+      // Words declared its client's (SPEC.md 60.10): they reach the SDK's exception.
+      throw EngineException.toClient("the device went away");
     }
   }
 

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
-import org.meshjava.steward.ServeException;
 
 /**
  * Every refused serve's message is the steward's words without its reason's name before them (SPEC
@@ -30,27 +29,42 @@ class RefusalMessageWordsTest {
   }
 
   /**
-   * An upstream's refusal inside the steward's words: its text, which names what the operator runs,
-   * is replaced by the status alone, and the steward's own words before it stay.
+   * An upstream's refusal, as a steward refuses it: its text, which names what the operator runs,
+   * never reaches the client, which reads the status alone ({@link
+   * UpstreamRefusedException#clientWords()}) after the steward's own words (SPEC.md 60.10).
    */
   @Test
   void anUpstreamsWords_areReplacedByItsStatus_theStewardsWordsBeforeThemKept() {
     UpstreamRefusedException upstream =
         new UpstreamRefusedException(500, "model secret-llama on gpu-7");
-    ServeException e =
-        new ServeException(
-            ServeException.Reason.ENGINE_FAILED,
-            "backend up failed: " + upstream.getMessage(),
-            upstream);
-    assertThat(Endpoints.shown(e)).isEqualTo("backend up failed: " + upstream.shown());
+    try (Fixture f =
+        new Fixture(null, b -> b.backend(ThrowingEngine.named("up", upstream)), b -> {})) {
+      String message =
+          f.post("/v1/chat/completions", Fixture.chat("boom"))
+              .error(502, "engine_failed")
+              .get("message")
+              .asText();
+      assertThat(message).isEqualTo("backend up failed: " + upstream.shown());
+      assertThat(message).doesNotContain("secret-llama", "gpu-7");
+    }
   }
 
-  /** Where the steward's words do not quote the upstream's, the status alone is shown. */
+  /**
+   * An upstream that refused the request itself (422) is the client's 400 {@code upstream_refused},
+   * told by its status alone too.
+   */
   @Test
-  void anUpstreamRefusalNotQuoted_isShownAsItsStatusAlone() {
-    UpstreamRefusedException upstream = new UpstreamRefusedException(503, "busy on gpu-7");
-    ServeException e =
-        new ServeException(ServeException.Reason.ENGINE_FAILED, "backend up failed", upstream);
-    assertThat(Endpoints.shown(e)).isEqualTo(upstream.shown());
+  void anUpstreamRefusingTheRequest_isShownAsItsStatusAlone() {
+    UpstreamRefusedException upstream =
+        new UpstreamRefusedException(422, "prompt too long for secret-llama on gpu-7");
+    try (Fixture f =
+        new Fixture(null, b -> b.backend(ThrowingEngine.named("up", upstream)), b -> {})) {
+      String message =
+          f.post("/v1/chat/completions", Fixture.chat("boom"))
+              .error(400, "upstream_refused")
+              .get("message")
+              .asText();
+      assertThat(message).isEqualTo("backend up failed: " + upstream.shown());
+    }
   }
 }

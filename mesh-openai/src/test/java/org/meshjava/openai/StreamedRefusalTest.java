@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.EngineException;
 
 /**
  * A streamed request whose engine fails before its first token is answered as the same request
@@ -37,7 +38,11 @@ class StreamedRefusalTest {
     try (Fixture f =
         new Fixture(
             null,
-            b -> b.backend(ThrowingEngine.of(new IllegalStateException("the device went away"))),
+            // Words the engine declared its client's (SPEC.md 60.10), streamed or not.
+            b ->
+                b.backend(
+                    ThrowingEngine.named(
+                        "thrower", EngineException.toClient("the device went away"))),
             b -> {})) {
       for (boolean stream : new boolean[] {false, true}) {
         JsonNode chat = f.post("/v1/chat/completions", chat(stream)).error(502, "engine_failed");

@@ -2,6 +2,7 @@ package org.meshjava.openai;
 
 import java.util.Objects;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -11,10 +12,22 @@ import org.meshjava.core.TokenSequence;
 
 /** A backend that is always the cheapest (F4 at 1 µJ a token) and throws on every serve. */
 final class ThrowingEngine implements ServingEngine {
+  private final String name;
   private final Throwable thrown;
 
-  private ThrowingEngine(Throwable thrown) {
+  private ThrowingEngine(String name, Throwable thrown) {
+    this.name = name;
     this.thrown = thrown;
+  }
+
+  private ThrowingEngine(Throwable thrown) {
+    this("thrower", thrown);
+  }
+
+  /** Named {@code name}, throws {@code failure} (an engine's exception too) from every serve. */
+  static ServingEngine named(String name, Exception failure) {
+    return new ThrowingEngine(
+        Objects.requireNonNull(name, "name"), Objects.requireNonNull(failure, "failure"));
   }
 
   /** Throws {@code error} from every serve. */
@@ -29,7 +42,7 @@ final class ThrowingEngine implements ServingEngine {
 
   @Override
   public String name() {
-    return "thrower";
+    return name;
   }
 
   @Override
@@ -48,8 +61,11 @@ final class ThrowingEngine implements ServingEngine {
   }
 
   @Override
-  public EngineResult serve(ServeRequest request, TokenSequence prompt) {
+  public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
     if (thrown instanceof Error e) {
+      throw e;
+    }
+    if (thrown instanceof EngineException e) {
       throw e;
     }
     throw (RuntimeException) thrown;

@@ -348,7 +348,7 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       if (r == null) {
         // As a generation that hands back no result (Metering): the engine failing, in words of
         // its own, not a NullPointerException's about our code.
-        throw new EngineException("it returned no decision");
+        throw EngineException.toClient("it returned no decision");
       }
       return new Worked(r.toEngineResult(), r.answers(), TokenSequence.empty());
     }

@@ -35,14 +35,12 @@ final class EngineAnswer {
       Throwable failed = MappedReadFault.afterThrow(e, backend.heldFaults());
       JvmFailure.passIfFailing(failed);
       // The operator reads the throw as Java prints it (its class too); the client reads the
-      // engine's words alone, as for a failed serve (Metering#whyOf, ServeException#shown).
-      Metering.Why why = Metering.whyOf(failed);
-      String failedTo = backend + " failed: it could not " + doing + ": ";
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          failedTo
-              + (MappedReadFault.in(failed) ? why.operators() : ThrowableWords.describe(failed)),
-          failedTo + why.clients(),
+      // engine's declared words, or a reference to the operator's log (EngineFailureLog), as for a
+      // failed serve (Metering#engineFailed, ServeException#shown).
+      throw EngineFailureLog.SHARED.refusal(
+          backend,
+          backend + " failed: it could not " + doing + ": ",
+          MappedReadFault.in(failed) ? Metering.why(failed) : ThrowableWords.describe(failed),
           failed);
     }
     if (answer == null) {

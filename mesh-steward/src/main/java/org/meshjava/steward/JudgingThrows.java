@@ -3,8 +3,6 @@ package org.meshjava.steward;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 import org.meshjava.router.Inadmissibility;
 import org.meshjava.router.RouteCandidate;
@@ -22,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * WARN at most once per backend in each {@link #WARN_EVERY}, and the others at DEBUG: the log says
  * why at once, is not flooded at the rate requests come, and a backend that fails again later (it
  * recovered, or it kept failing unnoticed) is said at WARN again. The gap is counted from the last
- * WARN, not from the last clean judging: a backend that throws only for some requests (a grant's
- * {@code ModelIn} reads its weights, an ungranted request does not) is judged cleanly between its
- * throws, and would otherwise be warned of at the rate those requests come. Thread-safe.
+ * WARN, not from the last clean judging ({@link WarnLimit}): a backend that throws only for some
+ * requests (a grant's {@code ModelIn} reads its weights, an ungranted request does not) is judged
+ * cleanly between its throws. Thread-safe.
  */
 final class JudgingThrows {
   private static final Logger LOG = LoggerFactory.getLogger(JudgingThrows.class);
@@ -32,13 +30,7 @@ final class JudgingThrows {
   /** The least time between two WARNs for one backend. */
   static final Duration WARN_EVERY = Duration.ofHours(1);
 
-  /**
-   * When each backend's throw was last logged at WARN, in {@link #nanoTime}'s count; keyed by the
-   * router's names, a fixed set, so it never grows past the backends.
-   */
-  private final ConcurrentMap<String, Long> warnedAt = new ConcurrentHashMap<>();
-
-  private final LongSupplier nanoTime;
+  private final WarnLimit warnings;
 
   JudgingThrows() {
     this(System::nanoTime);
@@ -46,7 +38,7 @@ final class JudgingThrows {
 
   /** With {@code nanoTime} as the monotonic time the gap between WARNs is counted in (tests). */
   JudgingThrows(LongSupplier nanoTime) {
-    this.nanoTime = nanoTime;
+    this.warnings = new WarnLimit(WARN_EVERY, nanoTime);
   }
 
   /** Logs what each of {@code candidates} threw while judged; nothing for one refused by a rule. */
@@ -58,7 +50,7 @@ final class JudgingThrows {
         continue;
       }
       String thrown = why.get().thrown().get();
-      if (warnNow(c.backend())) {
+      if (warnings.warnNow(c.backend())) {
         LOG.warn(
             "backend {} failed while being judged, so it was passed over: {} (its failures in"
                 + " the next hour are logged at debug)",
@@ -68,19 +60,5 @@ final class JudgingThrows {
         LOG.debug("backend {} failed while being judged: {}", c.backend(), thrown);
       }
     }
-  }
-
-  /**
-   * Whether {@code backend}'s throw is the one to log at WARN: its first, or its first once {@link
-   * #WARN_EVERY} has passed since the last one was. Of threads racing here, one is told yes.
-   */
-  private boolean warnNow(String backend) {
-    long now = nanoTime.getAsLong();
-    Long last = warnedAt.get(backend);
-    if (last == null) {
-      return warnedAt.putIfAbsent(backend, now) == null;
-    }
-    // A difference of nanoTime values, never a comparison of them: the count may wrap.
-    return now - last >= WARN_EVERY.toNanos() && warnedAt.replace(backend, last, now);
   }
 }

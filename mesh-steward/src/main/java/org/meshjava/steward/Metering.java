@@ -114,12 +114,13 @@ final class Metering {
       // window let go the same way: a window left open shares its domains with every later one
       // on a hardware meter, which then grades them ModelBased.
       if (worked.result() == null) {
-        throw new EngineException("it returned no result");
+        throw EngineException.toClient("it returned no result");
       }
       CostProfile profile = engine.costProfile();
       if (profile == null) {
         // As a question outside the work answered null (EngineAnswer), in words of its own.
-        throw new EngineException("it could not name its cost profile: it answered nothing (null)");
+        throw EngineException.toClient(
+            "it could not name its cost profile: it answered nothing (null)");
       }
       estimate = profile.estimateServed(worked.result().outcome());
       // Last in the region: a fault of a mapped read (its weights) that the engine's compiled code
@@ -216,39 +217,25 @@ final class Metering {
     }
     // The message says what failed, not which Java class did (the cause, kept on the exception,
     // says that), unless the engine's throw has no words: then its class is all there is to say,
-    // to the operator; the client reads only that it gave none (ServeException#shown).
-    Why why = whyOf(e);
-    return new ServeException(
-        ServeException.Reason.ENGINE_FAILED,
-        backend + " failed: " + why.operators(),
-        backend + " failed: " + why.clients(),
-        e);
+    // to the operator. The client reads the engine's words only where it declared them its
+    // client's; otherwise a reference to the operator's log line (EngineFailureLog).
+    return EngineFailureLog.SHARED.refusal(backend, backend + " failed: ", why(e), e);
   }
 
-  /**
-   * Why an engine failed, said twice: {@code operators}, for the steward's operator and the
-   * embedder, names the Java class of a throw that gave no words; {@code clients}, what a client of
-   * the serve may read, says only that it gave none. Otherwise the two are the same words.
-   */
-  record Why(String operators, String clients) {}
-
-  /** The words for a throw that gave none, as a client reads them. */
+  /** The words for a throw that gave none. */
   private static final String NO_REASON = "it gave no reason";
 
   /**
-   * Why the engine failed, in its operator's words ({@link Why}), said once. The fault of a read of
-   * a file it mapped that was cut short is explained here only where nothing else did: the JVM's
-   * words for it name no file, so where they are all there is (the fault itself, or an engine's
-   * exception that only repeats them) they are put in ours, which say what happened and where the
-   * fix lies. An engine that caught the fault and said so in its own words (Jlama does) is quoted
-   * as it is, never wrapped in a second account of the same cut.
+   * Why the engine failed, in its operator's and embedder's words, said once: an engine that gave
+   * no words at all is named by the Java class it threw. The fault of a read of a file it mapped
+   * that was cut short is explained here only where nothing else did: the JVM's words for it name
+   * no file, so where they are all there is (the fault itself, or an engine's exception that only
+   * repeats them) they are put in ours, which say what happened and where the fix lies. An engine
+   * that caught the fault and said so in its own words (Jlama does) is quoted as it is, never
+   * wrapped in a second account of the same cut. What its client reads is {@link
+   * EngineFailureLog}'s.
    */
   static String why(Throwable e) {
-    return whyOf(e).operators();
-  }
-
-  /** Why the engine failed, for its operator and for its client ({@link #why}, {@link Why}). */
-  static Why whyOf(Throwable e) {
     @Nullable InternalError fault = MappedReadFault.among(e);
     String message = ThrowableWords.messageOf(e);
     if ((message == null || message.isBlank()) && fault != null) {
@@ -257,46 +244,18 @@ final class Metering {
       message = ThrowableWords.messageOf(fault);
     }
     String operators;
-    String clients;
     if (message != null && !message.isBlank()) {
       operators = message;
-      clients = fault == null ? clientsWordsPastWrappers(e, message) : message;
     } else {
       // An engine that gave no words at all (a StackOverflowError, a bare NullPointerException)
       // is named by the class it threw: "no reason" alone leaves its operator nothing to look
-      // for. Its client is told only that it gave none: the class is the engine's code.
+      // for.
       operators = "it threw " + e.getClass().getName() + ", and " + NO_REASON;
-      clients = NO_REASON;
     }
     if (fault != null && onlyTheJvmsWords(e, fault, operators)) {
-      return new Why(cutShort(operators), cutShort(clients));
+      return cutShort(operators);
     }
-    return new Why(operators, clients);
-  }
-
-  /**
-   * {@code message}, {@code e}'s, as its client may read it. A wrapper made without words of its
-   * own ({@code new RuntimeException(cause)}, {@code new UncheckedIOException(ioe)}) has Java's
-   * {@code toString} of its cause as its message: the cause's Java class, not the engine's words.
-   * Its client reads the words of the first cause that has its own (at most 16 wrappers deep), or
-   * that there were none.
-   */
-  private static String clientsWordsPastWrappers(Throwable e, String message) {
-    Throwable at = e;
-    String words = message;
-    for (int depth = 0; depth < 16; depth++) {
-      @Nullable Throwable cause = ThrowableWords.causeOf(at);
-      if (cause == null || cause == at || !words.equals(ThrowableWords.describe(cause))) {
-        return words;
-      }
-      @Nullable String own = ThrowableWords.messageOf(cause);
-      if (own == null || own.isBlank()) {
-        return NO_REASON;
-      }
-      at = cause;
-      words = own;
-    }
-    return NO_REASON;
+    return operators;
   }
 
   /** {@code why} put in our account of a mapped file cut short under the engine. */

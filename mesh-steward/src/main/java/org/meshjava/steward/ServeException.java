@@ -103,7 +103,12 @@ public sealed class ServeException extends Exception
   /** Not serialized (a candidate's {@code Optional} is not serializable); null once read back. */
   private final transient List<RouteCandidate> candidates;
 
-  /** Creates the exception. */
+  /**
+   * Creates the exception. Its message ({@link #getMessage()}) is the reason and {@code detail},
+   * for the operator and the Java caller that embeds the steward: where an engine failed, it keeps
+   * the engine's own words, its Java class too where it gave none. What a client reads is {@link
+   * #shown()}; here, {@code detail}.
+   */
   public ServeException(Reason reason, String detail) {
     this(reason, detail, List.of(), null);
   }
@@ -124,8 +129,8 @@ public sealed class ServeException extends Exception
 
   /**
    * For a refusal whose detail says more to the operator than its client may read: {@code shown} is
-   * {@code detail} without those words (an engine that gave no reason of its own is named by the
-   * Java class it threw in {@code detail} only).
+   * what the client reads instead (for a failed engine, the words it declared for its client, or a
+   * reference to the operator's log line: {@code EngineFailureLog}).
    */
   ServeException(Reason reason, String detail, String shown, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
@@ -154,13 +159,13 @@ public sealed class ServeException extends Exception
 
   /**
    * The refusal in the words a client of the serve may read, which a binding answers with (the HTTP
-   * binding's error message): the detail without the reason's name before it, which a binding's
-   * code already says; a gate's denial keeps its label, the finer of the two. The message ({@link
-   * #getMessage()}) is for the operator and the embedder, and may say more: where an engine failed
-   * without giving any reason of its own, it names the Java class the engine threw, which is the
-   * engine's code and no client's business; here the refusal says only that it gave none. Never the
-   * message cut down after the fact: an engine's own words reach the client as it said them,
-   * whatever they say.
+   * binding's error message, to whoever reaches its listener): the detail without the reason's name
+   * before it, which a binding's code already says; a gate's denial keeps its label, the finer of
+   * the two. Where an engine failed ({@link Reason#ENGINE_FAILED}), its own words are here only
+   * where it declared them its client's ({@link org.meshjava.core.EngineException#clientWords()}):
+   * anything else it threw, whose words may name a file, a host, a model or a key, reads as the
+   * backend having failed and a reference, under which the steward's log has the whole throw for
+   * its operator (SPEC.md 60.10).
    */
   public String shown() {
     // Null only in an exception read back from a form written before this field existed.

@@ -191,7 +191,10 @@ class EngineFailureSettlementTest {
             // Wrappers made without words: Java gives each its cause's toString as its message.
             () -> new RuntimeException(new IllegalStateException()),
             () -> new java.io.UncheckedIOException(new java.io.IOException("the disk said no")),
-            () -> new RuntimeException(new RuntimeException(new EngineException("out of slots"))));
+            () -> new RuntimeException(new RuntimeException(new EngineException("out of slots"))),
+            // Words declared the client's: at once, and past wrappers without words of their own.
+            () -> EngineException.toClient("the prompt is too long"),
+            () -> new RuntimeException(new EngineException("at /models/a.bin", "no room", null)));
     List<String> messages =
         List.of(
             "ENGINE_FAILED: backend ref failed: the backend gave up",
@@ -204,20 +207,25 @@ class EngineFailureSettlementTest {
             "ENGINE_FAILED: backend ref failed: java.lang.IllegalStateException",
             "ENGINE_FAILED: backend ref failed: java.io.IOException: the disk said no",
             "ENGINE_FAILED: backend ref failed: java.lang.RuntimeException:"
-                + " org.meshjava.core.EngineException: out of slots");
-    // What a client reads (ServeException#shown): the engine's words, or that it gave none; never
-    // the Java class, which is for the operator.
-    List<String> shown =
-        List.of(
-            "backend ref failed: the backend gave up",
-            "backend ref failed: it gave no reason",
-            "backend ref failed: it gave no reason",
-            "backend ref failed: it gave no reason",
-            // Regression: a wrapper's Java-made message reached the client as the engine's words,
-            // naming the cause's Java class.
-            "backend ref failed: it gave no reason",
-            "backend ref failed: the disk said no",
-            "backend ref failed: out of slots");
+                + " org.meshjava.core.EngineException: out of slots",
+            "ENGINE_FAILED: backend ref failed: the prompt is too long",
+            "ENGINE_FAILED: backend ref failed: org.meshjava.core.EngineException: at"
+                + " /models/a.bin");
+    // What a client reads (ServeException#shown): the words the engine declared its client's, or
+    // (null here) a reference to the operator's log, never the engine's other words, which may
+    // name a path or a key, nor the Java class (SPEC.md 60.10).
+    List<@org.jspecify.annotations.Nullable String> shown =
+        java.util.Arrays.asList(
+            null,
+            null,
+            null,
+            null,
+            null,
+            // Regression: an engine's own words reached the client whatever they said.
+            null,
+            null,
+            "backend ref failed: the prompt is too long",
+            "backend ref failed: no room");
     for (int i = 0; i < failures.size(); i++) {
       GrantChain chain = f.chain(BUDGET);
       try (Steward s =
@@ -228,7 +236,15 @@ class EngineFailureSettlementTest {
         assertThat(e).as("failure %d", i).isNotNull();
         assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
         assertThat(e.getMessage()).isEqualTo(messages.get(i));
-        assertThat(e.shown()).isEqualTo(shown.get(i));
+        if (shown.get(i) == null) {
+          assertThat(e.shown())
+              .as("failure %d", i)
+              .matches(
+                  "backend ref failed: its own words are in the server's log, under reference"
+                      + " [0-9a-f]{16}");
+        } else {
+          assertThat(e.shown()).as("failure %d", i).isEqualTo(shown.get(i));
+        }
       }
     }
   }

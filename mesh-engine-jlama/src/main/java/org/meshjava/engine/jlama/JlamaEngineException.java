@@ -53,6 +53,26 @@ public final class JlamaEngineException extends EngineException {
     return reason;
   }
 
+  /**
+   * The message, for a request this engine cannot serve as it was asked (a decision, an empty
+   * prompt, a token outside the vocabulary, over the context): those words are counts and the
+   * request's own, written for its client. Empty for the model's failures (unreadable, the forward
+   * pass), whose words may name its files: those reach the operator's log alone (SPEC.md 60.10).
+   */
+  @Override
+  public Optional<String> clientWords() {
+    return switch (reason) {
+      case NOT_A_GENERATION, EMPTY_PROMPT, TOKEN_OUT_OF_VOCABULARY, CONTEXT_EXCEEDED ->
+          Optional.ofNullable(getMessage());
+      case UNKNOWN_LAYOUT,
+          UNSUPPORTED_MODEL,
+          MODEL_UNREADABLE,
+          INVALID_SAMPLING,
+          INFERENCE_FAILED ->
+          Optional.empty();
+    };
+  }
+
   /** The weights digest's reason, when the layout was refused by it. */
   public Optional<WeightsDigestException.Reason> layoutReason() {
     return getCause() instanceof WeightsDigestException w

@@ -1,6 +1,7 @@
 package org.meshjava.engine.onnx;
 
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EngineException;
 
@@ -54,5 +55,26 @@ public final class OnnxEngineException extends EngineException {
   /** Why. */
   public Reason reason() {
     return reason;
+  }
+
+  /**
+   * The message, for a request this engine cannot answer as it was asked (a generation, questions
+   * missing or not fitting, a payload that does not begin with their schema, a token outside the
+   * vocabulary, an input over the model's length): those words are counts and the request's own,
+   * written for its client. Empty for the model's failures (unreadable, the forward pass), whose
+   * words may name its files: those reach the operator's log alone (SPEC.md 60.10).
+   */
+  @Override
+  public Optional<String> clientWords() {
+    return switch (reason) {
+      case NOT_A_DECISION,
+          QUESTIONS_REQUIRED,
+          QUESTIONS_MISMATCH,
+          SCHEMA_MISMATCH,
+          TOKEN_OUT_OF_VOCABULARY,
+          INPUT_TOO_LONG ->
+          Optional.ofNullable(getMessage());
+      case MODEL_UNREADABLE, INVALID_TEMPERATURE, INFERENCE_FAILED, STOPPING -> Optional.empty();
+    };
   }
 }
