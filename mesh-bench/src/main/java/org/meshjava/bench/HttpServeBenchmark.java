@@ -577,33 +577,50 @@ public final class HttpServeBenchmark {
   private static final long CLOCK_TICKS = 100;
 
   /**
-   * In-process: the CPU time (or with {@code allocated}, the bytes allocated) of every live thread
-   * but the load generator's and the upstream's.
+   * In-process: the CPU time (or with {@code allocated}, the bytes allocated) of every mesh-side
+   * thread (not the load generator's or the upstream's) since the first call, the baseline.
+   *
+   * <p>Jetty's pool and the journal's I/O pool end idle threads and start new ones while a window
+   * runs (four of the binding's threads ended and four began in 12 s of {@code
+   * reference-file-granted:8}, session 46). A thread that began after the baseline counts from
+   * zero, and one that ended keeps what the last call saw of it, so {@link #load} calls this every
+   * {@link #POLL}; before, such threads counted nothing, and the figure fell by however much of the
+   * window's work they had done.
    */
-  private static LongSupplier inProcessMesh(boolean allocated) {
+  static LongSupplier inProcessMesh(boolean allocated) {
     var threads =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     Map<Long, Long> first = new java.util.HashMap<>();
+    Map<Long, Long> last = new java.util.HashMap<>();
+    boolean[] baseline = {true};
     return () -> {
-      long total = 0;
       for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
         if (info == null || NOT_MESH.stream().anyMatch(info.getThreadName()::startsWith)) {
           continue;
         }
-        long cpu =
+        long used =
             allocated
                 ? threads.getThreadAllocatedBytes(info.getThreadId())
                 : threads.getThreadCpuTime(info.getThreadId());
-        if (cpu < 0) {
+        if (used < 0) {
           continue;
         }
-        // The first call is the baseline: what a thread had used before the measured window.
-        Long before = first.putIfAbsent(info.getThreadId(), cpu);
-        total += before == null ? 0 : cpu - before;
+        // At the baseline, what a thread had used before the window; a thread first seen after it
+        // began in the window and counts from zero.
+        first.putIfAbsent(info.getThreadId(), baseline[0] ? used : 0);
+        last.put(info.getThreadId(), used);
+      }
+      baseline[0] = false;
+      long total = 0;
+      for (var e : last.entrySet()) {
+        total += e.getValue() - first.get(e.getKey());
       }
       return total;
     };
   }
+
+  /** How often {@link #load} reads an in-process figure while its window runs. */
+  static final Duration POLL = Duration.ofMillis(100);
 
   private static void delete(Path tmp) throws IOException {
     if (tmp != null) {
@@ -734,7 +751,12 @@ public final class HttpServeBenchmark {
     long jitFrom = compilerCpuNanos(meshPid);
     long hostFrom = jitFrom < 0 ? -1 : processCpuNanos(meshPid);
     while (System.nanoTime() < until) {
-      Thread.sleep(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+      Thread.sleep(Math.max(1, Math.min(POLL.toMillis(), (until - System.nanoTime()) / 1_000_000)));
+      // In-process, so that a thread ending in the window keeps what it used (inProcessMesh).
+      if (meshPid == ProcessHandle.current().pid()) {
+        meshCpu.getAsLong();
+        meshAlloc.getAsLong();
+      }
     }
     long cpuUsed = os.getProcessCpuTime() - cpuFrom;
     long meshUsed = meshCpu.getAsLong() - meshFrom;

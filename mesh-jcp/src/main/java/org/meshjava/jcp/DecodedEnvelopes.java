@@ -60,12 +60,14 @@ final class DecodedEnvelopes {
    * The same envelopes by their bytes, where a presentation or a revocation carries them: items at
    * depth 3 of {@code {"chain": [envelope, …], …}}, the statement's map being depth 1. A statement
    * read with it takes a link it met before whole from its bytes, not read into values again, and
-   * the value it takes is, while neither memo has been cleared since, the very one {@link #get}
-   * holds, whose hash code its map keeps, so both lookups cost a pass over the link's bytes rather
-   * than walks of its decoded tree. The two clear apart (each when full): until the other fills,
-   * {@link #get} may compare an equal value held apart, a walk of its tree. Under the same bounds
-   * as the values; each link it holds costs its bytes again (at most {@value #LIMIT} times {@value
-   * #MAX_ENCODED} bytes).
+   * the value it takes is the very one {@link #get} holds, whose hash code its map keeps, so both
+   * lookups cost a pass over the link's bytes rather than walks of its decoded tree. The two clear
+   * apart (each when full). After this one clears, it reads a link afresh into a new value, equal
+   * to the one {@link #get} holds; the first lookup with it walks both trees once and then holds
+   * the new value in the old one's place, so later lookups with the value this memo hands out are
+   * again the same object. After {@link #get}'s clears, the link is decoded once and held again.
+   * Under the same bounds as the values; each link it holds costs its bytes again (at most {@value
+   * #LIMIT} times {@value #MAX_ENCODED} bytes).
    */
   static final CborItemMemo STATEMENT_LINKS = new CborItemMemo(3, MAX_ENCODED, MAX_ITEMS, LIMIT);
 
@@ -79,8 +81,24 @@ final class DecodedEnvelopes {
     if (!(value instanceof CborMap)) {
       return null;
     }
+    int hash = value.hashCode();
+    Held held = DECODED.get(hash);
+    if (held == null || !held.value().equals(value)) {
+      return null;
+    }
+    if (held.value() != value) {
+      // An equal value read apart (STATEMENT_LINKS cleared and read the link again): hold this one
+      // instead, so the next lookup with the memo's value is answered by identity, not by walking
+      // both trees again. Only in place of the entry just read, so the map never grows here.
+      DECODED.replace(hash, held, new Held(value, held.decoded()));
+    }
+    return held.decoded();
+  }
+
+  /** The value held for an envelope equal to {@code value}, or null; for tests. */
+  static @Nullable CborValue heldValue(CborValue value) {
     Held held = DECODED.get(value.hashCode());
-    return held != null && held.value().equals(value) ? held.decoded() : null;
+    return held != null && held.value().equals(value) ? held.value() : null;
   }
 
   /** Keeps {@code decoded}, which was read from {@code value}, if it is small enough. */

@@ -118,7 +118,7 @@ public final class Presentation extends SignedChainStatement<PresentationNonce> 
     }
     verifySignature(
         signedPayload(requestId, grantId(), caller, nonce()),
-        "the presentation is not signed by its caller for request " + requestId);
+        () -> "the presentation is not signed by its caller for request " + requestId);
     verifiedFor = requestId;
   }
 

@@ -119,7 +119,7 @@ public final class Revocation extends SignedChainStatement<Instant> {
     }
     verifySignature(
         signedPayload(grantId(), revoker, from()),
-        "the revocation of " + grantId() + " is not signed by " + revoker);
+        () -> "the revocation of " + grantId() + " is not signed by " + revoker);
   }
 
   private static Optional<Integer> issuerLink(GrantChain chain, DidKey who) {

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
@@ -80,13 +81,17 @@ abstract sealed class SignedChainStatement<D> permits Presentation, Revocation {
   /**
    * Checks that this statement's signature, by its signer, covers {@code payload}.
    *
-   * @throws GrantRefusedException {@code bad-signature} with {@code refusal} if it does not
+   * <p>The refusal's words are made only when it is refused: a presentation is checked on every
+   * granted request, and its words name the request id in hex, which a success never shows.
+   *
+   * @throws GrantRefusedException {@code bad-signature} with {@code refusal}'s words if it does not
    */
-  final void verifySignature(byte[] payload, String refusal) throws GrantRefusedException {
+  final void verifySignature(byte[] payload, Supplier<String> refusal)
+      throws GrantRefusedException {
     try {
       signer.verificationKey().verify(payload, signature);
     } catch (SignatureException e) {
-      throw new GrantRefusedException(DenialLabel.BAD_SIGNATURE, refusal);
+      throw new GrantRefusedException(DenialLabel.BAD_SIGNATURE, refusal.get());
     }
   }
 

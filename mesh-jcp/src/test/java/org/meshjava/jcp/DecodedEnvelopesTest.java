@@ -109,6 +109,35 @@ class DecodedEnvelopesTest {
   }
 
   /**
+   * The two memos clear apart. After the links' memo clears, a link it reads again is a new value,
+   * equal to the one held: that value is held in the old one's place, so the requests after it find
+   * the link by identity instead of walking its decoded tree until the values' memo fills.
+   */
+  @Test
+  void afterTheLinksMemoClears_theLinkReadAgainIsHeld_inPlaceOfTheEqualOldValue() throws Exception {
+    GrantChain chain = Fixture.twoLinkChain(1_000);
+    Presentation first = Presentation.decode(Fixture.present(chain, REQUEST, 1).encode());
+    CborValue root = chain.root().toCbor();
+    CborValue before = DecodedEnvelopes.heldValue(root);
+    assertThat(before).as("held after the first decode").isNotNull();
+
+    DecodedEnvelopes.STATEMENT_LINKS.clear();
+    Presentation second = Presentation.decode(Fixture.present(chain, REQUEST, 2).encode());
+    CborValue after = DecodedEnvelopes.heldValue(root);
+    assertThat(after)
+        .as("the link read again is held in place of the old value")
+        .isEqualTo(before)
+        .isNotSameAs(before);
+
+    Presentation third = Presentation.decode(Fixture.present(chain, REQUEST, 3).encode());
+    assertThat(DecodedEnvelopes.heldValue(root)).as("and stays held").isSameAs(after);
+    for (int i = 0; i < chain.links().size(); i++) {
+      assertThat(second.chain().links().get(i)).isSameAs(first.chain().links().get(i));
+      assertThat(third.chain().links().get(i)).isSameAs(first.chain().links().get(i));
+    }
+  }
+
+  /**
    * Hostile: a link whose bytes differ from a held link's only in the encoding of an equal value
    * (its map's count written in two bytes) is read in full and refused as a cold decode refuses it,
    * not taken as the held link.

@@ -86,6 +86,12 @@ class RevocationStatementTest {
               e -> {
                 assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE);
                 assertThat(e.link()).isEmpty();
+                assertThat(e.reason())
+                    .isEqualTo(
+                        "the revocation of "
+                            + forged.grantId()
+                            + " is not signed by "
+                            + forged.revoker());
               });
       assertThat(forged).isNotEqualTo(signed);
     }

@@ -82,6 +82,21 @@ class VerifyPresentationTest {
   }
 
   /**
+   * A caller's signature over another request is refused with words naming the request it was
+   * checked for; the words are made only on refusal, and the same presentation still passes for the
+   * request it was signed for.
+   */
+  @Test
+  void aSignatureForAnotherRequest_isRefusedNamingTheRequestCheckedFor() throws Exception {
+    Presentation p = present(directChain(5_000), OTHER_REQUEST, 1);
+    GrantRefusedException e = refused(() -> p.verifyFor(REQUEST.id()));
+    assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE);
+    assertThat(e.reason())
+        .isEqualTo("the presentation is not signed by its caller for request " + REQUEST.id());
+    p.verifyFor(OTHER_REQUEST.id());
+  }
+
+  /**
    * A grant revoked after its presentation passed, in the same gate (so its chain is remembered),
    * is refused by the decision: nothing stateful is skipped for a chain verified earlier.
    */
