@@ -66,7 +66,22 @@ public final class Gate {
   private final java.util.Set<List<GrantId>> verifiedChains =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  /** The most chains {@link #verifiedChains} holds; cleared when full. */
+  /**
+   * The most chains {@link #verifiedChains} holds; cleared when full.
+   *
+   * <p>Design note, on a flood. Any key can issue a root to this steward, so a client can present
+   * chain after distinct valid chain, each held here and remembered, and clear the memo every
+   * {@code verifiedLimit} of them; every chain then in use is verified once more, on its next
+   * serve. That is correct, only slower, and bounded: each flooding request cost this gate at least
+   * two signature checks of its own (its caller's, its one link's), so a clearing costs at most
+   * {@code L × k} checks more for {@code L} chains in use of {@code k} links each, over at least
+   * {@code 2 × (verifiedLimit − L)} spent on the flood since the last one: the flood's cost to the
+   * gate is multiplied by at most {@code 1 + L × k / (2 × (verifiedLimit − L))}, under 2 while
+   * {@code L × (k + 2)} stays below {@code 2 × verifiedLimit} (131 072: some 30 000 chains of two
+   * links in use at once). A memo that keeps the chains in use through a flood (two generations, or
+   * a share per root) would save at most that, so it is left until a steward serving that many
+   * chains measures the need.
+   */
   private final int verifiedLimit;
 
   private Gate(DidKey holder, SpendLedger ledger, Revocations revocations) {
