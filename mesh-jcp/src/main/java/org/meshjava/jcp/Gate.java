@@ -28,7 +28,9 @@ import org.meshjava.core.identity.DidKey;
  *       failure is thrown with its label. The first three checks read nothing but the presentation
  *       and this gate's holder, so a caller may make them earlier, alone, with {@link
  *       #verifyPresentation}; {@code decide} begins with that same call, whose answers it finds
- *       remembered.
+ *       remembered. {@link #screen} adds, at a time given, the checks that need no backend and no
+ *       spend, as a filter a caller applies before taking anything scarce; {@code decide} makes
+ *       them again at its own time.
  *   <li>{@link #debit} after the work: the metered joules are debited against every link, and a
  *       cost-dependent caveat ({@link MaxCostUj}) is judged. A breach is reported, never undone.
  * </ol>
@@ -64,7 +66,22 @@ public final class Gate {
   private final java.util.Set<List<GrantId>> verifiedChains =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  /** The most chains {@link #verifiedChains} holds; cleared when full. */
+  /**
+   * The most chains {@link #verifiedChains} holds; cleared when full.
+   *
+   * <p>Design note, on a flood. Any key can issue a root to this steward, so a client can present
+   * chain after distinct valid chain, each held here and remembered, and clear the memo every
+   * {@code verifiedLimit} of them; every chain then in use is verified once more, on its next
+   * serve. That is correct, only slower, and bounded: each flooding request cost this gate at least
+   * two signature checks of its own (its caller's, its one link's), so a clearing costs at most
+   * {@code L × k} checks more for {@code L} chains in use of {@code k} links each, over at least
+   * {@code 2 × (verifiedLimit − L)} spent on the flood since the last one: the flood's cost to the
+   * gate is multiplied by at most {@code 1 + L × k / (2 × (verifiedLimit − L))}, under 2 while
+   * {@code L × (k + 2)} stays below {@code 2 × verifiedLimit} (131 072: some 30 000 chains of two
+   * links in use at once). A memo that keeps the chains in use through a flood (two generations, or
+   * a share per root) would save at most that, so it is left until a steward serving that many
+   * chains measures the need.
+   */
   private final int verifiedLimit;
 
   private Gate(DidKey holder, SpendLedger ledger, Revocations revocations) {
@@ -147,7 +164,7 @@ public final class Gate {
     for (int i = 0; i < chain.links().size(); i++) {
       SignedGrant link = chain.links().get(i);
       Grant g = link.grant();
-      checkAt(i, link, requestId, model, decisionTime);
+      checkAt(i, link, requestId, model, decisionTime, true);
       budgets.add(new LinkBudget(link.id(), g.budgetUj(), g.expiry()));
     }
     Reservation reservation =
@@ -269,13 +286,89 @@ public final class Gate {
     verifiedChains.add(ids);
   }
 
+  /**
+   * Makes, at {@code at}, every check of {@link #decide} that needs neither the chosen backend nor
+   * the lock that orders decisions, in {@code decide}'s order (SPEC.md 30 §8): those of {@link
+   * #verifyPresentation}; then on every link, root first, the window at {@code at}, the revocation
+   * at {@code at}, the action and the resource; then that every link's whole budget covers the
+   * request's joule ceiling. A steward makes them before a serve takes a backend's slot, at a
+   * reading of its decision clock, so a chain valid in itself but expired, not yet valid, revoked,
+   * granting another action or request, or too small for its ceiling (a holder delegating to itself
+   * with a budget of 0 or an expiry in the past) is refused there, with the label {@code decide}
+   * gives it at that time, and holds nothing scarce.
+   *
+   * <p>A filter, never a decision: passing admits nothing, reserves nothing and records nothing,
+   * and {@code decide} makes every check again at the decision's own time. Nothing it lets through
+   * does {@code decide} let through unchecked; and what it refuses, {@code decide} at a later time
+   * refuses too, since an expiry and a revocation, once reached, stay reached, and a link never has
+   * more left than its budget. Only {@code not-yet-valid}, or a clock that steps back, can see a
+   * later decision admit what it refused; such a presentation was refused at the time it arrived.
+   * The {@code ModelIn} caveats are left to {@code decide}: they name the backend's weights, and a
+   * steward routes only to a backend the chain's {@code ModelIn} admits. The budget is judged by
+   * each link's whole budget, not by what it has left, which a concurrent serve's release may raise
+   * before the decision; and the spent pair, which step 8 checks first, is not read here (a steward
+   * restarted from a snapshot reads it from a mapped file, whose faults only the decision is
+   * guarded against). So a presentation both spent and too small for its ceiling is refused {@code
+   * budget-exhausted} here where {@code decide} says {@code presentation-spent}: it can only be one
+   * its caller signed again with a nonce it had used and a larger ceiling, since a budget never
+   * changes and the first serve of that pair was admitted.
+   *
+   * <p>Thread-safe; reads the revocations, changes nothing.
+   *
+   * @param at a reading of the clock decisions are timed by, made now
+   * @throws GrantRefusedException with the label of the first check that failed: those of {@link
+   *     #verifyPresentation}, else {@code not-yet-valid}, {@code expired}, {@code revoked}, {@code
+   *     action-not-permitted}, {@code resource-not-permitted} or {@code budget-exhausted}
+   */
+  public void screen(Presentation presentation, IdentifiedRequest identified, Instant at)
+      throws GrantRefusedException {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(identified, "request");
+    Objects.requireNonNull(at, "at");
+    ContentId requestId = identified.id();
+    verifyPresentation(presentation, requestId);
+    List<SignedGrant> links = presentation.chain().links();
+    for (int i = 0; i < links.size(); i++) {
+      checkAt(i, links.get(i), requestId, Optional.empty(), at, false);
+    }
+    long ceiling = identified.request().jouleCeilingUj();
+    int least = 0;
+    for (int i = 1; i < links.size(); i++) {
+      if (links.get(i).grant().budgetUj() < links.get(least).grant().budgetUj()) {
+        least = i;
+      }
+    }
+    long budget = links.get(least).grant().budgetUj();
+    if (budget < ceiling) {
+      throw new GrantRefusedException(
+          DenialLabel.BUDGET_EXHAUSTED,
+          "link "
+              + links.get(least).id()
+              + " grants "
+              + budget
+              + " µJ in all, below the "
+              + ceiling
+              + " µJ ceiling",
+          least);
+    }
+  }
+
   /** How many verified chains are remembered; for the bound's test. */
   int verifiedChainCount() {
     return verifiedChains.size();
   }
 
+  /**
+   * Step 7 of the decision on link {@code i} at {@code t}; {@code ModelIn} only when {@code
+   * backendKnown} ({@link #screen} runs before the backend's weights are read).
+   */
   private void checkAt(
-      int i, SignedGrant link, ContentId requestId, Optional<ContentId> model, Instant t)
+      int i,
+      SignedGrant link,
+      ContentId requestId,
+      Optional<ContentId> model,
+      Instant t,
+      boolean backendKnown)
       throws GrantRefusedException {
     Grant g = link.grant();
     if (t.isBefore(g.notBefore())) {
@@ -302,7 +395,7 @@ public final class Gate {
     for (Caveat c : g.caveats()) {
       switch (c) {
         case ModelIn m -> {
-          if (!m.admits(model)) {
+          if (backendKnown && !m.admits(model)) {
             throw new GrantRefusedException(
                 DenialLabel.CAVEAT_UNSATISFIED,
                 "ModelIn does not admit "

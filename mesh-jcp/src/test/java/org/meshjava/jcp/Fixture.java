@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
@@ -76,6 +77,20 @@ final class Fixture {
   /** CALLER grants STEWARD directly: a chain of one. */
   static GrantChain directChain(long budgetUj, Caveat... caveats) throws IssuanceException {
     return Jcp.issueRoot(CALLER, STEWARD_DID, budgetUj, T0, T_END, caveats);
+  }
+
+  /** CALLER grants STEWARD directly 5 000 µJ from T0 to T_END, with {@code narrow}'s settings. */
+  static GrantChain directChainWith(UnaryOperator<Grant.Builder> narrow) throws IssuanceException {
+    return Jcp.issueRoot(
+        CALLER,
+        narrow
+            .apply(
+                Grant.builder()
+                    .issuer(CALLER_DID)
+                    .subject(STEWARD_DID)
+                    .budgetUj(5_000)
+                    .window(T0, T_END))
+            .build());
   }
 
   static Presentation present(GrantChain chain, ServeRequest request, int nonceFill)

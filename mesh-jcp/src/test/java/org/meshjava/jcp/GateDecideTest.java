@@ -79,27 +79,12 @@ class GateDecideTest {
         yield refused(() -> decide(g, present(chain, REQUEST, 1))).label();
       }
       case ACTION_NOT_PERMITTED -> {
-        Grant g =
-            Grant.builder()
-                .issuer(CALLER_DID)
-                .subject(STEWARD_DID)
-                .actions(Set.of("embed"))
-                .budgetUj(5_000)
-                .window(T0, T_END)
-                .build();
-        GrantChain chain = Jcp.issueRoot(CALLER, g);
+        GrantChain chain = directChainWith(b -> b.actions(Set.of("embed")));
         yield refused(() -> decide(gate, present(chain, REQUEST, 1))).label();
       }
       case RESOURCE_NOT_PERMITTED -> {
-        Grant g =
-            Grant.builder()
-                .issuer(CALLER_DID)
-                .subject(STEWARD_DID)
-                .resources(Resources.only(Set.of(OTHER_REQUEST.id())))
-                .budgetUj(5_000)
-                .window(T0, T_END)
-                .build();
-        GrantChain chain = Jcp.issueRoot(CALLER, g);
+        GrantChain chain =
+            directChainWith(b -> b.resources(Resources.only(Set.of(OTHER_REQUEST.id()))));
         yield refused(() -> decide(gate, present(chain, REQUEST, 1))).label();
       }
       case CAVEAT_UNSATISFIED -> {

@@ -16,11 +16,15 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.Gate;
+import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
+import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
+import org.meshjava.jcp.SignedGrant;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.ReplayState;
@@ -166,6 +170,34 @@ class ReplayStateTest {
     h.serve(0, 1_000);
     long again = h.append(JournalHistory.authorised(0, T0.plusSeconds(5)));
     assertRefused(h.records(), again);
+  }
+
+  /**
+   * The batch checks every chain's links in parallel before applying records in order (through the
+   * gate, which remembers a chain that passed); the verdicts are the order's: a chain with a forged
+   * link, or held by another steward, is refused at its own record, after an authorisation on the
+   * genuine chain stood, in the batch as one record at a time.
+   */
+  @Test
+  void aChainThatDoesNotVerify_orIsHeldElsewhere_isRefusedAtItsRecord() throws Exception {
+    GrantChain genuine = JournalHistory.CHAIN;
+    byte[] signature = genuine.root().signature();
+    signature[5] ^= 1;
+    GrantChain forgedRoot = GrantChain.of(SignedGrant.of(genuine.root().grant(), signature));
+    GrantChain forged = forgedRoot.extend(genuine.leaf());
+    GrantChain elsewhere = JournalHistory.chain(CALLER, DidKey.of(OTHER.verificationKey()));
+    for (GrantChain refusedChain : List.of(forged, elsewhere)) {
+      JournalHistory h = new JournalHistory();
+      h.authorise(0);
+      ServeRequest request = JournalHistory.request(1);
+      Presentation p =
+          Presentation.sign(CALLER, refusedChain, request.id(), JournalHistory.nonce(1));
+      long refused =
+          h.append(
+              new JournalEntry.Authorised(
+                  p, request, Optional.empty(), "backend-1", T0.plusSeconds(1)));
+      assertRefused(h.records(), refused);
+    }
   }
 
   @Test

@@ -96,26 +96,49 @@ final class Authoriser {
   }
 
   /**
-   * Makes the checks of the decision that read no state ({@link Gate#verifyPresentation}): the
-   * caller of {@code presentation} is the leaf's issuer and signed for this request (§2.1), every
-   * link of the chain is signed by its issuer, linked to its parent and attenuated, its caveats are
-   * of known kinds, and its leaf is held by this steward. They are the decision's first checks and
-   * need no backend, so a steward makes them before a serve takes a backend's slot, and outside the
-   * lock that orders the journal; {@link #authorise} then makes them again at no cost (the
-   * presentation and the gate remember them) and decides the rest, all of which depends on the
-   * decision's time or on state (window, revocation, spend), under that lock. Reads no spend,
-   * revocation or journal and records nothing (the gate remembers a chain that passed).
+   * Makes the checks of the decision that need neither the backend nor the lock that orders the
+   * journal, so a steward makes them before a serve takes a backend's slot: first those that read
+   * no state ({@link Gate#verifyPresentation}: the caller of {@code presentation} is the leaf's
+   * issuer and signed for this request (§2.1), every link of the chain is signed by its issuer,
+   * linked to its parent and attenuated, its caveats are of known kinds, and its leaf is held by
+   * this steward); then, at a reading of the decision clock, each link's window, revocation, action
+   * and resource, and whether every link's whole budget covers the ceiling ({@link Gate#screen}). A
+   * chain valid in itself that the decision would refuse for its time, its action or its size (a
+   * holder's self-delegation with a budget of 0 or an expiry past) is then refused here, holding no
+   * slot. {@link #authorise} makes every check again, under the lock, at the time it records, and
+   * decides the rest (the spent presentation, what the links have left).
+   *
+   * <p>While grants are suspended, or when the clock reads a time no journal record can carry, only
+   * the first checks are made: {@link #authorise} refuses such a serve as it always did ({@code
+   * GrantsSuspendedException}, {@code NOT_RECORDED}), rather than with a label read off a clock it
+   * would not decide by. Records nothing.
    *
    * @throws NotIssuerException when the caller is not authenticated
-   * @throws GrantDeniedException when the chain is refused (forged, broken, widened, of an unknown
-   *     caveat, or held by another steward), with the label {@link #authorise} would give it
+   * @throws GrantDeniedException when the chain is refused, with the label the decision would give
+   *     it at this reading of the clock
    */
   void authenticate(Presentation presentation, IdentifiedRequest identified) throws ServeException {
     try {
-      gate.verifyPresentation(presentation, identified.id());
+      Instant now = decisionTime();
+      if (suspension.get() == null && recordable(now)) {
+        gate.screen(presentation, identified, now);
+      } else {
+        gate.verifyPresentation(presentation, identified.id());
+      }
     } catch (GrantRefusedException e) {
       throw refusal(e);
     }
+  }
+
+  /** A reading of the clock as a decision takes it: to the millisecond its record holds. */
+  private Instant decisionTime() {
+    return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  /** Whether a journal record can carry {@code t} as its decision time. */
+  private static boolean recordable(Instant t) {
+    return !t.isBefore(JournalEntry.Authorised.EARLIEST)
+        && !t.isAfter(JournalEntry.Authorised.LATEST);
   }
 
   /** A gate's refusal as the steward's: the caller's own failure (401) or a denial (403). */
@@ -137,7 +160,8 @@ final class Authoriser {
    * serve's journal write, holding its backend slot. The gate's own first checks then cost nothing,
    * as the presentation remembers the request it verified and the gate the chain; the checks that
    * depend on the decision's time or on state (window, revocation, spent presentation, budget) are
-   * made here, under the lock, at the time recorded.
+   * made here, under the lock, at the time recorded, whatever the screen made of them earlier at
+   * its own reading of the clock.
    *
    * @return the serve's hold on the grant, which the serve settles exactly once
    */
@@ -149,9 +173,8 @@ final class Authoriser {
       throws ServeException {
     refuseIfSuspended(); // early, before the clock; checked again under the lock, where it holds
     Optional<ContentId> model = weights.map(WeightsBinding::digest);
-    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-    if (now.isBefore(JournalEntry.Authorised.EARLIEST)
-        || now.isAfter(JournalEntry.Authorised.LATEST)) {
+    Instant now = decisionTime();
+    if (!recordable(now)) {
       // Checked before the gate reserves anything: a decision the journal cannot record must not
       // be made at all (a clock at Instant.MAX, say, would otherwise reach the journal's encoder
       // and fail there, leaking the reservation and breaking the journal's chain).

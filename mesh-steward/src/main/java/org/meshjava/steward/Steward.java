@@ -653,11 +653,13 @@ public final class Steward implements AutoCloseable {
     // journal record, a seeded engine and the receipt all read these bytes and this id.
     IdentifiedRequest identified = IdentifiedRequest.of(request);
     if (presentation.isPresent()) {
-      // 2. Authorise begins with the checks that read no state (§2.1's caller, then the chain's
-      // signatures, linkage, attenuation and holder), and they need no backend: made before the
-      // slot is taken, so a presentation its caller did not sign, or one on a chain made up or
-      // held elsewhere, holds none, and a flood of them cannot make a real serve beside them find
-      // the backend busy.
+      // 2. Authorise begins with the checks that need no backend and no spend (§2.1's caller, the
+      // chain's signatures, linkage, attenuation and holder; then, at a reading of the decision
+      // clock, each link's window, revocation, action and request, and its budget against the
+      // ceiling): made before the slot is taken, so a presentation its caller did not sign, a
+      // chain made up or held elsewhere, or a valid one the decision would refuse (a self-
+      // delegation expired or of no budget) holds none, and a flood of them cannot make a real
+      // serve beside them find the backend busy. The decision makes them all again.
       authoriser.authenticate(presentation.get(), identified);
     }
     BackendSlots.Held slot = slots.take(backend);

@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +16,7 @@ import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.Grant;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Jcp;
@@ -26,11 +28,13 @@ import org.meshjava.steward.observe.ServeStarted;
 import org.meshjava.steward.observe.StewardListener;
 
 /**
- * A presentation the gate refuses without reading any state is refused before the serve takes a
- * backend's slot (the checks of phase 2 that need no backend: §2.1's caller, then the chain's
- * signatures, linkage, attenuation and holder): an unauthenticated client, or one presenting a
- * chain it made up, flooding a backend that runs one serve at a time cannot make a real serve
- * beside it find the backend busy.
+ * A presentation the decision would refuse for what it is is refused before the serve takes a
+ * backend's slot (the checks of phase 2 that need no backend and no spend: §2.1's caller, the
+ * chain's signatures, linkage, attenuation and holder, then each link's window, revocation, action
+ * and request at a reading of the decision clock, and whether every link's budget covers the
+ * ceiling): an unauthenticated client, one presenting a chain it made up, or one minting valid
+ * chains the decision refuses, flooding a backend that runs one serve at a time cannot make a real
+ * serve beside it find the backend busy.
  */
 class ForgedPresentationSlotTest {
   final GrantFixture f = new GrantFixture();
@@ -77,6 +81,65 @@ class ForgedPresentationSlotTest {
               assertThat(e.getCause())
                   .isInstanceOfSatisfying(
                       GrantRefusedException.class, g -> assertThat(g.link()).hasValue(0));
+            });
+  }
+
+  /**
+   * Regression: a client holding one real grant delegated it to the steward again with a budget of
+   * 0; the chain is valid in itself, so it passed the checks made before the slot, took the
+   * backend's slot, and only the decision under the journal's lock refused it.
+   */
+  @Test
+  void aSelfDelegationWithABudgetOfZero_holdsNoSlot_andIsRefusedAsToday() throws Exception {
+    GrantChain root = f.rootToCaller(1_000_000);
+    GrantChain zero =
+        Jcp.delegate(
+            f.caller,
+            root,
+            Grant.delegatedFrom(root.root()).subject(f.steward).budgetUj(0).build());
+    ServeRequest request = GrantFixture.request("budget of zero", 4, 100_000);
+
+    Throwable refusal =
+        refusalBesideAValidServe(f.chain(1_000_000), request, f.present(zero, request));
+
+    assertDenied(refusal, DenialLabel.BUDGET_EXHAUSTED, 1);
+  }
+
+  /**
+   * Regression: as with a budget of 0, a self-delegation whose window ended before the serve took
+   * the backend's slot until the decision refused it {@code expired} (GateScreenTest holds every
+   * other label the screen gives to the decision's).
+   */
+  @Test
+  void aSelfDelegationOutsideItsWindow_holdsNoSlot_andIsRefusedAsToday() throws Exception {
+    GrantChain root = f.rootToCaller(1_000_000);
+    Instant now = GrantFixture.NOW;
+    GrantChain expired =
+        Jcp.delegate(
+            f.caller,
+            root,
+            Grant.delegatedFrom(root.root())
+                .subject(f.steward)
+                .window(now.minusSeconds(60), now)
+                .build());
+    ServeRequest request = GrantFixture.request("expired", 4, 100_000);
+
+    Throwable refusal =
+        refusalBesideAValidServe(f.chain(1_000_000), request, f.present(expired, request));
+
+    assertDenied(refusal, DenialLabel.EXPIRED, 1);
+  }
+
+  /** The refusal the decision gives: 403 with {@code label}, naming link {@code link}. */
+  private static void assertDenied(Throwable refusal, DenialLabel label, int link) {
+    assertThat(refusal)
+        .isInstanceOfSatisfying(
+            GrantDeniedException.class,
+            e -> {
+              assertThat(e.label()).as(e.getMessage()).isEqualTo(label);
+              assertThat(e.getCause())
+                  .isInstanceOfSatisfying(
+                      GrantRefusedException.class, g -> assertThat(g.link()).hasValue(link));
             });
   }
 

@@ -38,10 +38,15 @@ final class GrantFixture {
 
   /** A root grant from org to caller, then a delegation from caller to the steward. */
   GrantChain chain(long budgetUj, Caveat... leafCaveats) throws Exception {
-    GrantChain root =
-        Jcp.issueRoot(
-            org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60), NOW.plusSeconds(3600));
-    return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
+    return Jcp.delegate(caller, rootToCaller(budgetUj), steward, budgetUj, leafCaveats);
+  }
+
+  /**
+   * The root of {@link #chain}: org's grant to caller, valid from a minute before NOW for an hour.
+   */
+  GrantChain rootToCaller(long budgetUj) throws Exception {
+    return Jcp.issueRoot(
+        org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60), NOW.plusSeconds(3600));
   }
 
   /**

@@ -187,7 +187,12 @@ public final class ReplayState {
 
   /**
    * Applies {@code batch}, in order, after checking its signatures in parallel (they dominate a
-   * replay and do not depend on order; a failure is found again, in order, and names the record).
+   * replay and do not depend on order; a failure is found again, in order, and names the record):
+   * each authorisation's caller, and its chain's links through the gate ({@link
+   * Gate#verifyPresentation}, which remembers a chain that passed, so the decision in order finds
+   * it checked). A chain's links were verified in order, one chain after another, which cost a
+   * journal whose serves each present a chain of their own (a delegation narrowed to one request,
+   * say) a signature check a link on one thread.
    *
    * @throws JournalException {@code REPLAY_REFUSED} naming the first record that cannot be replayed
    */
@@ -198,7 +203,7 @@ public final class ReplayState {
             r -> {
               JournalEntry.Authorised a = (JournalEntry.Authorised) r.entry();
               try {
-                a.presentation().verifyFor(a.identified().id());
+                gate.verifyPresentation(a.presentation(), a.identified().id());
               } catch (GrantRefusedException ignored) {
                 // Refused again, in order, by the gate.
               }
