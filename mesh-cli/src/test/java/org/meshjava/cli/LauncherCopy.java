@@ -78,7 +78,7 @@ final class LauncherCopy {
   }
 
   /** {@code tool}'s file on this process's {@code PATH}. */
-  private static Path onPath(String tool) {
+  static Path onPath(String tool) {
     for (String dir : System.getenv("PATH").split(":")) {
       Path p = Path.of(dir, tool);
       if (Files.isExecutable(p)) {

@@ -43,6 +43,50 @@ class LauncherJavaOptionsRefusedTest {
                 + " the maximum heap size");
   }
 
+  /**
+   * Regression: the JVM asked whether it starts with {@code MESH_JAVA_OPTS} was waited on for as
+   * long as it took, so one those options held up (or a hung emulated JDK) held the launcher for
+   * good, before any command ran. It is held to {@code MESH_JAVA_TIMEOUT_S}, as a JDK's probe is,
+   * and ended, the run refused in one line.
+   */
+  @Test
+  void aCheckThatNeverAnswers_isEndedAfterTheTimeout_inOneLine() throws Exception {
+    Path jdk = LauncherCopy.standInJdk(root);
+    Path hung = root.resolve("hung");
+    Files.writeString(
+        jdk.resolve("bin/java"),
+        "#!/usr/bin/env bash\necho $$ > '" + hung + "'\nexec sleep 300\n",
+        StandardCharsets.UTF_8);
+    LauncherCopy.Ran ran;
+    try {
+      ran =
+          LauncherCopy.run(
+              root,
+              Map.of(
+                  "JAVA_HOME", jdk.toString(),
+                  "MESH_NO_BUILD", "1",
+                  "MESH_JAVA_OPTS", "-Xmx2g",
+                  "MESH_JAVA_TIMEOUT_S", "0.2"),
+              "key",
+              "show");
+    } finally {
+      if (Files.exists(hung)) {
+        ProcessHandle.of(Long.parseLong(Files.readString(hung).strip()))
+            .ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+
+    assertThat(ran.code()).as(ran.out()).isEqualTo(1);
+    assertThat(ran.out().strip().lines()).as(ran.out()).hasSize(1);
+    assertThat(ran.out().strip())
+        .isEqualTo(
+            "mesh: the JVM ("
+                + jdk
+                + "), started with MESH_JAVA_OPTS to check them (java OPTIONS -version), was"
+                + " ended: it did not answer within 0.2 s: check MESH_JAVA_OPTS, or give it longer"
+                + " with MESH_JAVA_TIMEOUT_S");
+  }
+
   /** The JVM is asked once per value: later runs with it start only the command's own JVM. */
   @Test
   void aValueTheJvmTakes_isAskedAboutOnce() throws Exception {

@@ -31,13 +31,20 @@ public interface EnergyMeter {
   /**
    * Opens a window around a serve of this process whose backend declared {@code declared}: on those
    * domains and, where they name any, every CPU package this process may run on ({@link
-   * HostPackages#cover}), since the serve's own thread runs there whatever it drives. This default
-   * covers {@link HostPackages#ofThisProcess()}; a meter that knows its host's packages otherwise
-   * (the {@link CounterMeter}, from its discovery's options) covers those.
+   * HostPackages#cover}), since the serve's own thread runs there whatever it drives.
+   *
+   * <p>This default opens {@link #open} on the declared domains and the packages of {@link
+   * HostPackages#ofThisProcess()}. Where that list is not {@link HostPackages#complete()} (a
+   * container that hides part of the CPU topology), {@link #open} cannot be told that a package the
+   * serve may have run on is missing from the domains it is given, so the default grades the
+   * window's figure {@code Estimator} whatever the meter read, keeping the estimate it carries
+   * (§3.3). A meter that knows its host's packages otherwise overrides this and grades by what it
+   * knows: the {@link CounterMeter} covers those its discovery's options give, and declines to read
+   * where they are incomplete; a meter of your own that overrides it undertakes the same.
    *
    * @param declared the domains the backend declared
    */
   default MeterWindow openServe(Set<EnergyDomain> declared) {
-    return open(HostPackages.ofThisProcess().cover(declared));
+    return HostCoverage.openServe(this, declared, HostPackages.ofThisProcess());
   }
 }
