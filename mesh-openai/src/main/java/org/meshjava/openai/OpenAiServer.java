@@ -24,6 +24,7 @@ import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -1306,6 +1307,14 @@ public final class OpenAiServer implements AutoCloseable {
      * never reached {@link Api#answer}, so that an operator counting answers by status counts these
      * too. A request {@code answer} took is scoped there already (its 500 included); one refused
      * before its request line was read has no path, and no scope.
+     *
+     * <p>A connection closed while a request on it was still arriving or waiting to be handled (the
+     * server stopping, or the header deadline closing it as its next bytes came) is no failure of
+     * ours: Jetty fails that exchange with an {@link EofException} and asks for its error reply as
+     * for any throw, a 500, on a request of its own making ({@code GET /badRequest}) when the head
+     * had not arrived whole. Logged as an internal error, every half-sent head a stop met was an
+     * ERROR line. No one is left to read a reply, so none is written and nothing is scoped: the
+     * exchange is failed with that cause, which ends it with its connection.
      */
     @Override
     protected void generateResponse(
@@ -1315,6 +1324,14 @@ public final class OpenAiServer implements AutoCloseable {
         String message,
         Throwable cause,
         Callback callback) {
+      if (code == 500 && cause instanceof EofException) {
+        LOG.debug(
+            "the connection of {} closed before it was answered; nothing to answer",
+            request.getHttpURI().getPath(),
+            cause);
+        callback.failed(cause);
+        return;
+      }
       RequestScope.@Nullable Opened opened =
           request.getAttribute(SCOPED) == null ? openUnscoped(request) : null;
       if (opened == null) {
@@ -1437,7 +1454,7 @@ public final class OpenAiServer implements AutoCloseable {
               yield ErrorReply.body(
                   code >= 500 ? "server_error" : "invalid_request_error",
                   "http_" + code,
-                  code == 400 && cause instanceof org.eclipse.jetty.io.EofException
+                  code == 400 && cause instanceof EofException
                       ? "the body ended before its framing said it would, or its chunked framing"
                           + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
                           + " then 0, CRLF, CRLF), or its chunk extensions or trailer fields"
