@@ -266,6 +266,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   private OpenAiServer.@Nullable Bound consoleListenerBound;
 
   /**
+   * Whether the server, once closed, had no request in flight: no serve can then be running in a
+   * local engine, which the cleanup may close.
+   */
+  private boolean nothingInFlightAtStop;
+
+  /**
    * This run's hold on its snapshot folder, let go once the steward is closed: another steward on
    * another journal configured with the same folder is refused at start.
    */
@@ -336,14 +342,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   /**
    * The engines this run closes as it ends: every one that holds resources ({@link
-   * ServeConfig#holdingResources}) where the server never started, since no serve ran in any; once
-   * it started, the upstream engines only (each holds a share of an HTTP client, one of its own
-   * with its threads where it trusts its own CAs, and a serve cut in one meets a failed exchange).
-   * The local engines are then left to the process's end: their close frees native memory (an ONNX
-   * session) that a serve cut at the drain's end may still be running in.
+   * ServeConfig#holdingResources}) where the server never started, since no serve ran in any, and
+   * where it stopped with no request in flight (the drain ended them all, or none was running when
+   * an embedder's interrupt stopped it), since none can run in any then. Otherwise, the upstream
+   * engines only (each holds a share of an HTTP client, one of its own with its threads where it
+   * trusts its own CAs, and a serve cut in one meets a failed exchange): the local engines are left
+   * to the process's end, as their close frees native memory (an ONNX session) that a serve cut at
+   * the drain's end may still be running in.
    */
   private List<AutoCloseable> closedAtTheEnd() {
-    return started
+    return started && !nothingInFlightAtStop
         ? engines.stream()
             .filter(UpstreamEngine.class::isInstance)
             .map(AutoCloseable.class::cast)
@@ -872,6 +880,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.println("stopped");
         out.flush();
         return 0;
+      } finally {
+        // Read once it is closed, so that no request can arrive after: none in flight then, no
+        // serve runs in a local engine, which the cleanup may close.
+        nothingInFlightAtStop = server.inFlight() == 0;
       }
     }
   }
