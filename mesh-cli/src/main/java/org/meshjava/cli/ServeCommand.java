@@ -238,7 +238,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   /**
    * Run, where a test binds it, with the server {@code mesh serve} built, before it starts: how a
    * test stops a start where it would listen, or reads what the server was given ({@link
-   * OpenAiServer#timeLimits()}); what it throws fails the start.
+   * OpenAiServer#timeLimits()}, {@link OpenAiServer#sizeLimits()}); what it throws fails the start.
    */
   static final ScopedValue<ServerBuilt> SERVER_BUILT = ScopedValue.newInstance();
 

@@ -98,6 +98,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Duration writeTimeout;
   private final Duration deliveryTimeout;
   private final TimeLimits timeLimits;
+  private final SizeLimits sizeLimits;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
 
@@ -203,6 +204,9 @@ public final class OpenAiServer implements AutoCloseable {
             Duration.ofMillis(connector.getIdleTimeout()),
             writeTimeout,
             deliveryTimeout);
+    this.sizeLimits =
+        new SizeLimits(
+            maxBodyBytes, bodyBudget.limit(), refusedBodyDrain.maxBytes(), maxConnections);
   }
 
   /** Hands {@code bound}'s socket to {@code listener}, which accepts on it once started. */
@@ -271,6 +275,29 @@ public final class OpenAiServer implements AutoCloseable {
     public void close() throws IOException {
       channel.close();
     }
+  }
+
+  /**
+   * The size bounds a server applies to its clients, each set by the {@link Builder} setter of the
+   * same name (or its default). An immutable value.
+   *
+   * @param maxBodyBytes the largest request body taken
+   * @param maxBufferedBodyBytes the bytes the bodies being read at once may hold
+   * @param refusedBodyDrainBytes how much of a body refused 413 is read and dropped
+   * @param maxConnections how many connections the API's listener holds at once
+   */
+  public record SizeLimits(
+      long maxBodyBytes,
+      long maxBufferedBodyBytes,
+      long refusedBodyDrainBytes,
+      int maxConnections) {}
+
+  /**
+   * The size bounds this server applies, as built: what {@code mesh serve} can check it handed
+   * over, as with {@link #timeLimits()}.
+   */
+  public SizeLimits sizeLimits() {
+    return sizeLimits;
   }
 
   /**
