@@ -229,6 +229,49 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       ScopedValue.newInstance();
 
   /**
+   * Loads, where a test binds it, in place of the MiniLM decision engine {@code mesh serve} adds to
+   * its backends: a counter of loads that stands in for one (the model is never read), or a load
+   * that fails as a missing or unreadable model does.
+   */
+  static final ScopedValue<OnnxLoad<ServingEngine>> LOADING_MINILM = ScopedValue.newInstance();
+
+  /**
+   * Run, where a test binds it, with the server {@code mesh serve} built, before it starts: how a
+   * test stops a start where it would listen, or reads what the server was given ({@link
+   * OpenAiServer#timeLimits()}, {@link OpenAiServer#sizeLimits()}); what it throws fails the start.
+   */
+  static final ScopedValue<ServerBuilt> SERVER_BUILT = ScopedValue.newInstance();
+
+  /** What {@link #SERVER_BUILT} runs. */
+  @FunctionalInterface
+  interface ServerBuilt {
+    /** Reads {@code server}, built and not started; a throw fails the start. */
+    void accept(OpenAiServer server) throws CliException;
+  }
+
+  /** A load of an ONNX engine, which fails with the engine's own exception. */
+  @FunctionalInterface
+  interface OnnxLoad<E> {
+    /** Loads the engine. */
+    E load() throws OnnxEngineException;
+  }
+
+  /**
+   * The addresses this run bound (the API's, the console's), before the model loads, so that a
+   * start refused a port in use is refused before that wait; closed by the server that takes them
+   * over, and by the cleanup of a start that fails first (a no-op once closed).
+   */
+  private OpenAiServer.@Nullable Bound apiListener;
+
+  private OpenAiServer.@Nullable Bound consoleListenerBound;
+
+  /**
+   * Whether the server, once closed, had no request in flight: no serve can then be running in a
+   * local engine, which the cleanup may close.
+   */
+  private boolean nothingInFlightAtStop;
+
+  /**
    * This run's hold on its snapshot folder, let go once the steward is closed: another steward on
    * another journal configured with the same folder is refused at start.
    */
@@ -267,6 +310,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // suppressed onto it, and the latch is always counted down, so a signal's shutdown hook does
     // not wait out its minute for a close that already happened.
     Throwable first = failed;
+    // The addresses first: a start refused after its bind (the model failed to load, the steward
+    // refused its journal) frees its port; a no-op where the server closed them.
+    first = cleanUp(first, "listener", apiListener);
+    first = cleanUp(first, "console listener", consoleListenerBound);
     if (failed != null) {
       // A failed start (a port in use, say) leaves no new journal behind to confuse the next. The
       // steward's close removed it, under its lock; closing it here covers a start that failed
@@ -295,14 +342,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   /**
    * The engines this run closes as it ends: every one that holds resources ({@link
-   * ServeConfig#holdingResources}) where the server never started, since no serve ran in any; once
-   * it started, the upstream engines only (each holds a share of an HTTP client, one of its own
-   * with its threads where it trusts its own CAs, and a serve cut in one meets a failed exchange).
-   * The local engines are then left to the process's end: their close frees native memory (an ONNX
-   * session) that a serve cut at the drain's end may still be running in.
+   * ServeConfig#holdingResources}) where the server never started, since no serve ran in any, and
+   * where it stopped with no request in flight (the drain ended them all, or none was running when
+   * an embedder's interrupt stopped it), since none can run in any then. Otherwise, the upstream
+   * engines only (each holds a share of an HTTP client, one of its own with its threads where it
+   * trusts its own CAs, and a serve cut in one meets a failed exchange): the local engines are left
+   * to the process's end, as their close frees native memory (an ONNX session) that a serve cut at
+   * the drain's end may still be running in.
    */
   private List<AutoCloseable> closedAtTheEnd() {
-    return started
+    return started && !nothingInFlightAtStop
         ? engines.stream()
             .filter(UpstreamEngine.class::isInstance)
             .map(AutoCloseable.class::cast)
@@ -501,6 +550,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         "max_concurrent_serves",
         1,
         flagOr(maxConcurrent, c.maxConcurrentServes()).map(Integer::longValue));
+    checkedWriteTimeout(c, writeTimeoutSeconds);
+    Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
+    if (grace.isNegative() || grace.toSeconds() > ServeConfig.MAX_SECONDS) {
+      throw new CliException(
+          "--grace-seconds must be from 0 to " + ServeConfig.MAX_SECONDS + ", not " + graceSeconds);
+    }
     String meterKind = flagOr(meter, c.meter()).orElse("discover");
     Optional<DiscoveryOptions> discovery = raplDiscovery(meterKind, flagOr(raplRoot, c.raplRoot()));
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
@@ -523,17 +578,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     }
     List<ServingEngine> backends =
         new java.util.ArrayList<>(c.backends().isEmpty() ? embeddedBackends() : c.backends());
-    // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
-    // lists it joins only when asked for ("default_decision_engine": true), so that what is
-    // served is what the file says.
-    if (c.defaultDecisionEngine()
-        && backends.stream().noneMatch(b -> b instanceof OnnxDecisionEngine)) {
-      backends.add(miniLm());
-    }
     engines = List.copyOf(backends);
-    backends.forEach(sb::backend);
-    // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
-    backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
       case "discover" -> discovery.ifPresent(sb::discovery);
@@ -631,6 +676,22 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     } else {
       err.println("warning: no journal; grant spend is forgotten when this steward stops");
     }
+    // Every refusal that needs no model is met before it loads (seconds, more on a slow disk,
+    // holding its native session meanwhile): the configuration, the journal's lock, the snapshot
+    // folder's claim above, and the addresses here, bound now and accepting nothing until the
+    // server starts, so a client that connects meanwhile waits to be answered rather than refused.
+    bindListeners(c);
+    // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
+    // lists it joins only when asked for ("default_decision_engine": true), so that what is
+    // served is what the file says.
+    if (c.defaultDecisionEngine()
+        && backends.stream().noneMatch(b -> b instanceof OnnxDecisionEngine)) {
+      backends.add(LOADING_MINILM.isBound() ? loaded(LOADING_MINILM.get()) : miniLm());
+      engines = List.copyOf(backends);
+    }
+    backends.forEach(sb::backend);
+    // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
+    backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
     Steward steward;
     try {
       if (STEWARD_STARTING.isBound()) {
@@ -681,16 +742,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     if (!noMetrics) {
       metrics.watch(steward);
     }
-    Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
-    if (grace.isNegative() || grace.toSeconds() > ServeConfig.MAX_SECONDS) {
-      throw new CliException(
-          "--grace-seconds must be from 0 to " + ServeConfig.MAX_SECONDS + ", not " + graceSeconds);
-    }
     try (steward) {
       OpenAiServer.Builder ob =
-          OpenAiServer.builder(steward)
-              .host(flagOr(host, c.host()).orElse("127.0.0.1"))
-              .port(flagOr(port, c.port()).orElse(8080));
+          OpenAiServer.builder(steward).listenOn(java.util.Objects.requireNonNull(apiListener));
       flagOr(defaultCeiling, c.defaultJouleCeilingUj()).ifPresent(ob::defaultJouleCeilingUj);
       flagOr(maxBody, c.maxBodyBytes()).ifPresent(ob::maxBodyBytes);
       flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
@@ -698,8 +752,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       c.refusedBodyDrainBytes().ifPresent(ob::refusedBodyDrainBytes);
       timeLimits(ob, c, writeTimeoutSeconds);
-      if (console) {
-        ob.console(consoleListener().host(), consoleListener().port());
+      OpenAiServer.Bound consoleBound = consoleListenerBound;
+      if (consoleBound != null) {
+        ob.console(consoleBound);
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
@@ -719,7 +774,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               };
             });
       }
-      try (OpenAiServer server = ob.build()) {
+      OpenAiServer server = ob.build();
+      try (server) {
+        if (SERVER_BUILT.isBound()) {
+          SERVER_BUILT.get().accept(server);
+        }
         // Loaded before the server serves, so that no presentation they revoke is honoured, but
         // said after the steward's own lines: a script reading stdout finds "steward" first and
         // "listening on" last, once listening, whatever the file held. Journalled revocations
@@ -740,9 +799,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           started = true;
           server.start();
         } catch (IOException e) {
-          // Refused at its bind (a port in use), no listener accepted anything: Jetty opens every
-          // listener before it starts any, and throws there. No serve ran, so the local engines
-          // are closed too.
+          // Its addresses are bound before the model loads (bindListeners), so a refusal here
+          // is none of their binds; one still says so as before: Jetty opens every listener
+          // before it starts any (OpenAiServer sets it so), and throws there, so nothing was
+          // accepted, no serve ran, and the local engines are closed too.
           started = bindRefusal(e).isEmpty();
           out.print(revoked);
           throw new CliException(cannotListen(e, console), e);
@@ -820,7 +880,29 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.println("stopped");
         out.flush();
         return 0;
+      } finally {
+        // Read once it is closed, so that no request can arrive after: none in flight then, no
+        // serve runs in a local engine, which the cleanup may close.
+        nothingInFlightAtStop = server.inFlight() == 0;
       }
+    }
+  }
+
+  /**
+   * Binds the API's address, and the console's where it is on, before the model loads: a port in
+   * use refuses the start without that wait. Each accepts nothing until the server starts.
+   */
+  private void bindListeners(ServeConfig c) throws CliException {
+    try {
+      apiListener =
+          OpenAiServer.Bound.bind(
+              flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
+      if (console) {
+        Listener on = consoleListener();
+        consoleListenerBound = OpenAiServer.Bound.bind(on.host(), on.port());
+      }
+    } catch (IOException e) {
+      throw new CliException(cannotListen(e, console), e);
     }
   }
 
@@ -861,19 +943,32 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
     c.refusedBodyDrainSeconds().map(Duration::ofSeconds).ifPresent(ob::refusedBodyDrainTime);
     c.deliveryTimeoutSeconds().map(Duration::ofSeconds).ifPresent(ob::deliveryTimeout);
-    Long writeTimeout = flagOr(writeTimeoutFlag, c.writeTimeoutSeconds()).orElse(null);
+    Long writeTimeout = checkedWriteTimeout(c, writeTimeoutFlag).orElse(null);
     if (writeTimeout != null) {
-      if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {
-        throw new CliException(
-            "--write-timeout-s must be from 1 to "
-                + ServeConfig.MAX_SECONDS
-                + " (a year), not "
-                + writeTimeout);
-      }
       // The connection's idle timeout must outlast the write timeout, or it would fire first.
       ob.writeTimeout(Duration.ofSeconds(writeTimeout))
           .idleTimeout(Duration.ofSeconds(Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
     }
+  }
+
+  /**
+   * The write timeout {@code --write-timeout-s} or {@code c} sets, if any; checked at the start's
+   * beginning too, so that it is refused before anything is opened or loaded.
+   *
+   * @throws CliException if it is not from 1 s to a year
+   */
+  private static Optional<Long> checkedWriteTimeout(ServeConfig c, @Nullable Long flag)
+      throws CliException {
+    Optional<Long> writeTimeout = flagOr(flag, c.writeTimeoutSeconds());
+    if (writeTimeout.isPresent()
+        && (writeTimeout.get() < 1 || writeTimeout.get() > ServeConfig.MAX_SECONDS)) {
+      throw new CliException(
+          "--write-timeout-s must be from 1 to "
+              + ServeConfig.MAX_SECONDS
+              + " (a year), not "
+              + writeTimeout.get());
+    }
+    return writeTimeout;
   }
 
   /** What a flag says, else what the configuration file says: flags win over the file. */
@@ -914,13 +1009,20 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    * (each option is a forward pass).
    */
   static OnnxDecisionEngine miniLm() throws CliException {
+    return loaded(
+        () ->
+            OnnxDecisionEngine.builder()
+                .name("minilm")
+                .fidelity(Fidelity.F2)
+                .costProfile(MINILM_COST)
+                .concurrency(LOCAL)
+                .build());
+  }
+
+  /** What {@code load} loads, or why it failed in one line. */
+  private static <E> E loaded(OnnxLoad<E> load) throws CliException {
     try {
-      return OnnxDecisionEngine.builder()
-          .name("minilm")
-          .fidelity(Fidelity.F2)
-          .costProfile(MINILM_COST)
-          .concurrency(LOCAL)
-          .build();
+      return load.load();
     } catch (OnnxEngineException e) {
       throw new CliException("cannot load the MiniLM decision engine: " + e.getMessage(), e);
     }

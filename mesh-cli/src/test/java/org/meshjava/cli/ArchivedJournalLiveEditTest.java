@@ -45,7 +45,7 @@ class ArchivedJournalLiveEditTest {
     Run verify = mesh("journal", "verify", h.journal.toString());
     assertThat(verify.code()).as(verify.out()).isEqualTo(1);
     assertThat(verify.err()).contains("records do not form one chain");
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     assertThat(start.err())
         .doesNotContain("cannot listen")
         .contains("cannot be replayed")
@@ -71,7 +71,7 @@ class ArchivedJournalLiveEditTest {
     assertThat(verify.err())
         .contains("(AHEAD_OF_JOURNAL, at record " + covered + ")")
         .contains("records were cut from the journal's end");
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     assertThat(start.err()).doesNotContain("cannot listen").contains("(ahead_of_journal)");
   }
 }

@@ -714,7 +714,7 @@ class FileJournalTamperingTest {
     History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted");
     c.tamper().apply(h);
     Run verify = mesh("journal", "verify", h.journal.toString());
-    Run start = serveOnATakenPort(h);
+    Run start = serveUntilListening(h);
     boolean started = start.err().contains("cannot listen");
     String report = report(c, verify, start);
     assertThat(verify.code() == 0).as("verify and start agree: " + report).isEqualTo(started);
@@ -740,8 +740,11 @@ class FileJournalTamperingTest {
     return report;
   }
 
-  /** {@code mesh serve} on the history, on a port taken: a start that replays fails to listen. */
-  static Run serveOnATakenPort(History h) throws IOException {
-    return CliErrorsTest.serveOnATakenPort(h.journal, "--key", h.keyFile.toString());
+  /**
+   * {@code mesh serve} on the history, stopped where it would listen ({@link
+   * CliErrorsTest#serveUntilListening}): a start that replays fails to listen.
+   */
+  static Run serveUntilListening(History h) {
+    return CliErrorsTest.serveUntilListening(h.journal, "--key", h.keyFile.toString());
   }
 }

@@ -70,7 +70,7 @@ class JournalFirstSegmentMissingTest {
     Run verify = mesh("journal", "verify", h.journal.toString());
     assertThat(verify.code()).as(verify.out()).isEqualTo(1);
     assertThat(verify.err()).contains("records do not form one chain").contains(seg.toString());
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     assertThat(start.err())
         .doesNotContain("cannot listen")
         .contains("records do not form one chain")
@@ -117,7 +117,7 @@ class JournalFirstSegmentMissingTest {
     Run start;
     System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
     try {
-      start = FileJournalTamperingTest.serveOnATakenPort(h);
+      start = FileJournalTamperingTest.serveUntilListening(h);
     } finally {
       System.setErr(err);
     }
@@ -182,7 +182,7 @@ class JournalFirstSegmentMissingTest {
                 + h.segments())
         .contains("put back the segments holding records 0 to " + (kept - 1))
         .contains("00000000000000000000.jsonl");
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     assertThat(start.err())
         .doesNotContain("cannot listen")
         .contains("records 0 to " + (kept - 1) + " of journal ")

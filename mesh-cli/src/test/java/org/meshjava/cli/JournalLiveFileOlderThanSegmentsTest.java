@@ -44,7 +44,7 @@ class JournalLiveFileOlderThanSegmentsTest {
   /** {@code mesh journal verify} and {@code mesh serve} both exit 1 naming both files and why. */
   static void refusedByVerifyAndServe(History h, Path segment, String why) throws Exception {
     Run verify = mesh("journal", "verify", h.journal.toString());
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     for (Run r : new Run[] {verify, start}) {
       assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
       assertThat(r.err())

@@ -41,7 +41,7 @@ class JournalNamedSegmentTest {
     Run verify = mesh("journal", "verify", h.journal.toString());
     Run withSnapshots =
         mesh("journal", "verify", "--snapshots", h.snapshots.toString(), h.journal.toString());
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     for (Run r : new Run[] {verify, withSnapshots, start}) {
       assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
       assertThat(r.err())

@@ -480,7 +480,7 @@ class JournalRecordKindsTamperingTest {
     Run verify = mesh("journal", "verify", h.journal.toString());
     Run named =
         mesh("journal", "verify", h.journal.toString(), "--snapshots", h.snapshots.toString());
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     boolean started = start.err().contains("cannot listen");
     String report = FileJournalTamperingTest.report(c, verify, start);
     assertThat(named.code())

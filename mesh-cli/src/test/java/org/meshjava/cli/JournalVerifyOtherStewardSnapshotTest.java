@@ -35,7 +35,7 @@ class JournalVerifyOtherStewardSnapshotTest {
         .as(verify.err())
         .containsIgnoringCase("OTHER_STEWARD")
         .doesNotContainIgnoringCase("bad_signature");
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     assertThat(start.err())
         .as(start.err())
         .containsIgnoringCase("OTHER_STEWARD")

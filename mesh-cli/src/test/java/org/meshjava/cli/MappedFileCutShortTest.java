@@ -51,7 +51,7 @@ class MappedFileCutShortTest {
                   // As Jlama's forward pass hands it over from its worker threads: wrapped.
                   throw new InternalError(fault.toString(), fault);
                 })
-            .call(() -> CliErrorsTest.serveOnATakenPort(tmp.resolve("j.journal")));
+            .call(() -> CliErrorsTest.serveOnAFreePort(tmp.resolve("j.journal")));
 
     assertThat(r.code()).as(r.err()).isEqualTo(Mesh.EXIT_FILE_CHANGED);
     assertThat(r.err())

@@ -160,7 +160,7 @@ class SegmentTamperingTest {
     List<Path> segs = segments(h);
     c.edit().apply(segs.get(0), segs.get(1));
     Run verify = mesh("journal", "verify", h.journal.toString());
-    Run start = FileJournalTamperingTest.serveOnATakenPort(h);
+    Run start = FileJournalTamperingTest.serveUntilListening(h);
     String report = FileJournalTamperingTest.report(c, verify, start);
     assertThat(verify.code()).as(report).isEqualTo(1);
     assertThat(start.err()).as(report).doesNotContain("cannot listen");

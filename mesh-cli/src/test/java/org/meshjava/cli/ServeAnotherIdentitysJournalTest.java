@@ -117,7 +117,7 @@ class ServeAnotherIdentitysJournalTest {
     Files.writeString(key, HexFormat.of().formatHex(SigningKey.generate().exportSeed()) + "\n");
     Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
 
-    Run r = CliErrorsTest.serveOnATakenPort(journal, "--key", key.toString());
+    Run r = CliErrorsTest.serveUntilListening(journal, "--key", key.toString());
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err())

@@ -18,9 +18,11 @@ class ServeCleanupErrorTest {
   @TempDir Path tmp;
 
   /**
-   * {@code mesh serve} on a port in use, with an Error thrown before each step named in {@code at}.
+   * {@code mesh serve} on a port in use, or a free one where {@code starting} is to fail the start
+   * (the steward starts after the bind), with an Error thrown before each step named in {@code at}.
    */
-  static Run serveFailingCleanUp(Path journal, Runnable starting, Set<String> at) throws Exception {
+  static Run serveFailingCleanUp(Path journal, boolean portTaken, Runnable starting, Set<String> at)
+      throws Exception {
     return ScopedValue.where(ServeCommand.STEWARD_STARTING, starting)
         .where(
             ServeCommand.CLEANING_UP,
@@ -29,7 +31,11 @@ class ServeCleanupErrorTest {
                 throw new StackOverflowError("cleaning up " + step);
               }
             })
-        .call(() -> CliErrorsTest.serveOnATakenPort(journal));
+        .call(
+            () ->
+                portTaken
+                    ? CliErrorsTest.serveOnATakenPort(journal)
+                    : CliErrorsTest.serveOnAFreePort(journal));
   }
 
   /**
@@ -43,6 +49,7 @@ class ServeCleanupErrorTest {
     Run r =
         serveFailingCleanUp(
             journal,
+            false,
             () -> {
               throw new OutOfMemoryError("Java heap space");
             },
@@ -62,7 +69,7 @@ class ServeCleanupErrorTest {
   @Test
   void anErrorLettingTheSnapshotFolderGo_keepsTheRefusal() throws Exception {
     Path journal = tmp.resolve("new.journal");
-    Run r = serveFailingCleanUp(journal, () -> {}, Set.of("snapshot folder claim"));
+    Run r = serveFailingCleanUp(journal, true, () -> {}, Set.of("snapshot folder claim"));
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("mesh serve: cannot listen").doesNotContain("internal error");

@@ -17,7 +17,7 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class ServeStartErrorTest {
   @TempDir Path tmp;
 
-  /** {@code mesh serve} on {@code journal} (on a port in use) with {@code thrown} as it starts. */
+  /** {@code mesh serve} on {@code journal} (on a free port) with {@code thrown} as it starts. */
   static Run serveThrowing(Path journal, Throwable thrown) throws Exception {
     return ScopedValue.where(
             ServeCommand.STEWARD_STARTING,
@@ -27,7 +27,7 @@ class ServeStartErrorTest {
               }
               throw (RuntimeException) thrown;
             })
-        .call(() -> CliErrorsTest.serveOnATakenPort(journal));
+        .call(() -> CliErrorsTest.serveOnAFreePort(journal));
   }
 
   /**

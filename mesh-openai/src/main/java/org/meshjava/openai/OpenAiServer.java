@@ -99,6 +99,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Duration writeTimeout;
   private final Duration deliveryTimeout;
   private final TimeLimits timeLimits;
+  private final SizeLimits sizeLimits;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
 
@@ -133,6 +134,11 @@ public final class OpenAiServer implements AutoCloseable {
     QueuedThreadPool threads =
         requestThreads(Math.max(16, concurrent * 2 + 8), b.threadIdleTimeout);
     this.jetty = new Server(threads);
+    // Every listener is bound before any accepts: a start refused at one bind (the console's port
+    // in use) has then accepted no connection on another, so no request can have been served.
+    // Jetty's default, set here so that a change of it cannot pass unseen (ServerOpensEarlyTest);
+    // mesh serve's cleanup closes its local engines on that ground.
+    jetty.setOpenEarly(true);
     this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
     jetty.addBean(headerDeadline, true);
     HttpConfiguration http = new HttpConfiguration();
@@ -150,7 +156,7 @@ public final class OpenAiServer implements AutoCloseable {
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
     http.setHttpCompliance(HTTP_COMPLIANCE);
     this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
-    connector.setHost(b.host);
+    connector.setHost(b.listening != null ? b.listening.host : b.host);
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
     connector.setIdleTimeout(b.idleTimeout.toMillis());
@@ -158,14 +164,14 @@ public final class OpenAiServer implements AutoCloseable {
     // One that trickles its headers is closed after the header deadline.
     connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
+    if (b.listening != null) {
+      takeOver(connector, b.listening);
+    }
     // Idle connections cost a client nothing to hold open; without a bound, enough of them take
     // every file descriptor the process may open, and then no client is accepted (and no file
     // can be opened) until the idle timeout closes them.
-    ConnectionBound.on(
-        jetty,
-        connector,
-        b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections),
-        b.limitedIdleTimeout);
+    int maxConnections = b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections);
+    ConnectionBound.on(jetty, connector, maxConnections, b.limitedIdleTimeout);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
@@ -174,6 +180,9 @@ public final class OpenAiServer implements AutoCloseable {
       c.setIdleTimeout(b.idleTimeout.toMillis());
       c.addEventListener(headerDeadline);
       jetty.addConnector(c);
+      if (b.consoleListening != null) {
+        takeOver(c, b.consoleListening);
+      }
       // Bounded as the API's listener is, but apart: connections held open on one take no place
       // on the other.
       ConnectionBound.on(jetty, c, CONSOLE_MAX_CONNECTIONS, b.limitedIdleTimeout);
@@ -196,6 +205,100 @@ public final class OpenAiServer implements AutoCloseable {
             Duration.ofMillis(connector.getIdleTimeout()),
             writeTimeout,
             deliveryTimeout);
+    this.sizeLimits =
+        new SizeLimits(
+            maxBodyBytes, bodyBudget.limit(), refusedBodyDrain.maxBytes(), maxConnections);
+  }
+
+  /** Hands {@code bound}'s socket to {@code listener}, which accepts on it once started. */
+  private static void takeOver(ServerConnector listener, Bound bound) {
+    try {
+      listener.open(bound.channel);
+    } catch (IOException e) {
+      // Jetty refuses only a socket that is not bound: one closed before the server was built.
+      throw new IllegalArgumentException(
+          "the address bound at " + bound.host + " is closed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * An address bound ahead of the server that is to listen on it ({@link Builder#listenOn}, {@link
+   * Builder#console(Bound)}): no other process can take it from then on, and it accepts no
+   * connection until that server {@linkplain #start() starts} (clients connecting meanwhile wait in
+   * the kernel's accept queue). So a start can claim its port before work that takes time (loading
+   * a model), and be refused a port in use before doing it. Closing it frees the address; the
+   * server built on it closes it with itself. Thread-safe.
+   */
+  public static final class Bound implements AutoCloseable {
+    private final String host;
+    private final java.nio.channels.ServerSocketChannel channel;
+
+    private Bound(String host, java.nio.channels.ServerSocketChannel channel) {
+      this.host = host;
+      this.channel = channel;
+    }
+
+    /**
+     * Binds {@code host}:{@code port} (0 picks a free port) as the server's own listener would: the
+     * address reusable, the same accept queue.
+     *
+     * @throws IOException if the address cannot be bound, in Jetty's words ({@code Failed to bind
+     *     to /host:port}) with the {@link java.net.BindException} as its cause
+     */
+    public static Bound bind(String host, int port) throws IOException {
+      Objects.requireNonNull(host, "host");
+      Builder.listenPort("port", port);
+      java.net.InetSocketAddress address = new java.net.InetSocketAddress(host, port);
+      java.nio.channels.ServerSocketChannel channel = java.nio.channels.ServerSocketChannel.open();
+      try {
+        channel.socket().setReuseAddress(true);
+        channel.bind(address, ACCEPT_QUEUE);
+      } catch (IOException | RuntimeException e) {
+        // Said as Jetty's own listener says it (an unresolved host too), so that one refusal reads
+        // the same whichever bound it.
+        try {
+          channel.close();
+        } catch (IOException x) {
+          e.addSuppressed(x);
+        }
+        throw new IOException("Failed to bind to " + address, e);
+      }
+      return new Bound(host, channel);
+    }
+
+    /** The bound port (the one picked where 0 was asked for). */
+    public int port() {
+      return channel.socket().getLocalPort();
+    }
+
+    /** Frees the address; nothing if already closed. */
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+
+  /**
+   * The size bounds a server applies to its clients, each set by the {@link Builder} setter of the
+   * same name (or its default). An immutable value.
+   *
+   * @param maxBodyBytes the largest request body taken
+   * @param maxBufferedBodyBytes the bytes the bodies being read at once may hold
+   * @param refusedBodyDrainBytes how much of a body refused 413 is read and dropped
+   * @param maxConnections how many connections the API's listener holds at once
+   */
+  public record SizeLimits(
+      long maxBodyBytes,
+      long maxBufferedBodyBytes,
+      long refusedBodyDrainBytes,
+      int maxConnections) {}
+
+  /**
+   * The size bounds this server applies, as built: what {@code mesh serve} can check it handed
+   * over, as with {@link #timeLimits()}.
+   */
+  public SizeLimits sizeLimits() {
+    return sizeLimits;
   }
 
   /**
@@ -470,6 +573,12 @@ public final class OpenAiServer implements AutoCloseable {
   public void close() {
     try {
       jetty.stop();
+      // A server built on a bound address and never started holds its socket still (Jetty's stop
+      // of a server that never started closes nothing); a no-op once stopped.
+      connector.close();
+      if (consoleConnector != null) {
+        consoleConnector.close();
+      }
     } catch (Exception e) {
       throw new IllegalStateException("stopping the HTTP server failed", e);
     }
@@ -1523,6 +1632,8 @@ public final class OpenAiServer implements AutoCloseable {
     private Optional<Long> maxBufferedBodyBytes = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
+    private @Nullable Bound listening;
+    private @Nullable Bound consoleListening;
     private Optional<Supplier<String>> metrics = Optional.empty();
     private Optional<RequestScope> scope = Optional.empty();
     private Consumer<ServeResult> afterSeal = result -> {};
@@ -1722,6 +1833,26 @@ public final class OpenAiServer implements AutoCloseable {
     public Builder console(String host, int port) {
       consolePort = listenPort("console port", port);
       consoleHost = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /**
+     * Listens on {@code bound}, an address bound ahead of the server (its host and port then
+     * replace {@link #host} and {@link #port}); the server closes it when it closes.
+     */
+    public Builder listenOn(Bound bound) {
+      listening = Objects.requireNonNull(bound, "bound");
+      return this;
+    }
+
+    /**
+     * Enables the operator console as {@link #console(String, int)} does, on {@code bound}, an
+     * address bound ahead of the server; the server closes it when it closes.
+     */
+    public Builder console(Bound bound) {
+      consoleListening = Objects.requireNonNull(bound, "bound");
+      consolePort = 0;
+      consoleHost = bound.host;
       return this;
     }
 
