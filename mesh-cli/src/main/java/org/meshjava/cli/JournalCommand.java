@@ -354,12 +354,18 @@ final class JournalCommand extends CommandGroup {
    * chain is whole. The key is the holder's, else the first checkpoint's origin.
    */
   static final class CheckpointCheck implements Journal.RecordSink {
-    private final LogReplay.Checker checker = new LogReplay.Checker(0);
+    private final LogReplay.Checker checker;
     private @Nullable NoteVerifierKey logKey;
     private @Nullable DidKey origin;
     private final boolean keyFromCheckpoint;
 
     CheckpointCheck(Optional<DidKey> holder) {
+      this(holder, new LogReplay.Checker(0));
+    }
+
+    /** A check that goes on from {@code checker} (resumed from a snapshot's receipts). */
+    CheckpointCheck(Optional<DidKey> holder, LogReplay.Checker checker) {
+      this.checker = checker;
       this.logKey = holder.map(Checkpoint::logKey).orElse(null);
       this.keyFromCheckpoint = holder.isEmpty();
     }
@@ -506,15 +512,33 @@ final class JournalCommand extends CommandGroup {
         }
         DidKey h;
         ReplayState state;
+        // The checkpoints are checked as a start checks them (SPEC.md §65): each reproduced by the
+        // receipts before it, from the journal's first record, or from the snapshot's receipts and
+        // its checkpoint as a start seeds its log, in a window of the roots still to be signed.
+        CheckpointCheck log;
+        // The journal seals (SPEC 65) under the steward's key: the snapshot's signer, the named or
+        // found holder, else the first checkpoint's origin.
+        Optional<DidKey> sealer;
         if (whole) {
-          h =
-              holder(snap, path)
-                  .orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
+          sealer = holder(snap, path);
+          h = sealer.orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
           state = ReplayState.fresh(Gate.create(h, SpendLedger.inMemory(), Revocations.none()));
+          if (snap.isEmpty()) {
+            state.forgetReceiptIds(); // no snapshot to compare them with
+          }
+          log = new CheckpointCheck(sealer);
         } else {
           Snapshot s = snap.orElseThrow();
           h = s.steward();
+          sealer = Optional.of(h);
           state = ReplayState.restore(s.state(), s.gate(Revocations.none()));
+          // Nothing compares them from here on: the memory does not grow with the live file.
+          state.forgetReceiptIds();
+          log =
+              new CheckpointCheck(
+                  Optional.of(h),
+                  LogReplay.Checker.resume(
+                      s.state().receipts(), s.state().checkpoint(), Checkpoint.logKey(h)));
         }
         long start = state.position().count();
         if (!whole && steward == null && key == null) {
@@ -542,10 +566,6 @@ final class JournalCommand extends CommandGroup {
             checkSnapshotPosition(snap.orElseThrow(), shorter.get(), null);
           }
         }
-        // The journal seals (SPEC 65) under the steward's key: the snapshot's signer, the named or
-        // found holder, else the first checkpoint's origin.
-        Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
-        DidKey[] sealedBy = {sealer.orElse(null)};
         boolean stewardFromSnapshot = snap.isPresent() && steward == null && key == null;
         ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
@@ -565,6 +585,8 @@ final class JournalCommand extends CommandGroup {
               }
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
                 matched[0] = checkSnapshot(snap.get(), h, batch.flush());
+                // Compared: the ids are needed no further.
+                state.forgetReceiptIds();
               }
               if (stewardFromSnapshot && r.entry() instanceof JournalEntry.Authorised a) {
                 // The snapshot named the steward replayed as; a grant held by another shows
@@ -578,12 +600,7 @@ final class JournalCommand extends CommandGroup {
                   throw new JournalException(JournalException.Reason.SNAPSHOT_REFUSED, other, null);
                 }
               }
-              if (r.entry() instanceof JournalEntry.Checkpoint c) {
-                if (sealedBy[0] == null) {
-                  sealedBy[0] = originOf(c, r);
-                }
-                LogReplay.checkSeal(r, c, Checkpoint.logKey(sealedBy[0]).key());
-              }
+              log.accept(r);
               batch.add(r);
               checked[0]++;
               progress.accept(checked[0]);
@@ -645,6 +662,7 @@ final class JournalCommand extends CommandGroup {
                             : ""))
                 + "; "
                 + replayed(r)
+                + log.summary()
                 + (matched[0]
                     ? "; the snapshot at record "
                         + snap.orElseThrow().position().count()

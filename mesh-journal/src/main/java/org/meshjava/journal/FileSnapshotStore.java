@@ -21,6 +21,8 @@ import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.SequenceFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Snapshots kept as files in one directory (by default {@code <journal>.snapshots/} beside a file
@@ -42,6 +44,8 @@ import org.meshjava.journal.internal.SequenceFiles;
  * nothing reads it, so it holds no deleted file's space (SPEC.md §60.9).
  */
 public final class FileSnapshotStore implements SnapshotStore {
+  private static final Logger LOG = LoggerFactory.getLogger(FileSnapshotStore.class);
+
   private static final String SUFFIX = ".snapshot";
   private static final String TMP = ".tmp";
 
@@ -52,6 +56,9 @@ public final class FileSnapshotStore implements SnapshotStore {
   private final SequenceFiles files;
   // Where a save writes before its rename; one left behind is a save a crash cut short.
   private final SequenceFiles unfinished;
+  // Whether the last save's dropOld could not list the folder (said once until one can); guarded
+  // by this store's monitor, as save is.
+  private boolean dropFailed;
   private final Forcer forcer;
   // The claim taken through this store, if any; saves stop once it no longer holds the folder.
   private volatile @Nullable SnapshotFolderClaim claim;
@@ -346,8 +353,20 @@ public final class FileSnapshotStore implements SnapshotStore {
           deleteQuietly(cut);
         }
       }
+      dropFailed = false;
     } catch (IOException | NumberFormatException e) {
-      // The directory cannot be listed just now; the next save tries again.
+      // The directory cannot be listed just now; the next save tries again. Said once until a
+      // listing works again: the old snapshots pile up meanwhile, each as large as a snapshot, and
+      // nothing else would say so before a read of the folder failed.
+      if (!dropFailed) {
+        dropFailed = true;
+        LOG.warn(
+            "cannot list snapshot folder {} to delete the snapshots older than the newest {}: {};"
+                + " they are kept, and each later save tries again",
+            dir,
+            KEEP,
+            FailureWords.about(dir, e));
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
@@ -203,6 +204,70 @@ class LogReplayTest {
     long back =
         h.append(new JournalEntry.Checkpoint(h.checkpointNote(299), JournalSeal.by(STEWARD)));
     assertRefused(h.records(), back);
+  }
+
+  /**
+   * A check resumed from a snapshot's receipts and checkpoint (an archived journal's verify) checks
+   * the later checkpoints against the tree over every receipt, as one from the journal's start: one
+   * the receipts give is taken, one signed by the steward's key with another root is refused.
+   * Regression: verify of an archived journal checked those checkpoints' seals only.
+   */
+  @Test
+  void aResumedCheck_takesALaterCheckpointTheReceiptsGive_andRefusesOneWithAnotherRoot()
+      throws Exception {
+    JournalHistory h = new JournalHistory();
+    // Past two of the window's chunks, so that the covered receipts are folded as they are read.
+    for (int i = 0; i < 600; i++) {
+      h.sealUngranted(i);
+    }
+    ReceiptIds ids = JournalReplay.replay(h.records(), JournalHistory.gate()).receipts();
+    LogReplay.Checker checker =
+        LogReplay.Checker.resume(ids, Optional.of(h.checkpointNote(550)), KEY);
+    assertThat(checker.checkpoints()).isEqualTo(1);
+    // The tree's edge at 550 and the 50 receipts after it (one chunk): not the 600.
+    assertThat(checker.heldBytes()).isLessThanOrEqualTo(256 * 32 + 64 * 32);
+    int before = h.records().size();
+    h.sealUngranted(600);
+    h.checkpoint();
+    long forged =
+        h.append(
+            new JournalEntry.Checkpoint(
+                new Checkpoint(STEWARD_ID.value(), 601, TreeHash.of(new byte[32])).sign(STEWARD),
+                JournalSeal.by(STEWARD)));
+    List<JournalRecord> after = h.records().subList(before, h.records().size());
+    checker.accept(after.get(0), KEY);
+    checker.accept(after.get(1), KEY);
+    assertThat(checker.checkpoints()).isEqualTo(2);
+    assertThatThrownBy(() -> checker.accept(after.get(2), KEY))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.seq()).hasValue(forged);
+              assertThat(e.getMessage()).contains("do not reproduce");
+            });
+  }
+
+  /** A snapshot whose checkpoint its receipts do not give is refused, naming no record. */
+  @Test
+  void aResumedCheck_refusesASnapshotCheckpointItsReceiptsDoNotGive() throws Exception {
+    JournalHistory h = new JournalHistory();
+    for (int i = 0; i < 3; i++) {
+      h.sealUngranted(i);
+    }
+    ReceiptIds ids = JournalReplay.replay(h.records(), JournalHistory.gate()).receipts();
+    SignedNote other =
+        new Checkpoint(STEWARD_ID.value(), 3, TreeHash.of(new byte[32])).sign(STEWARD);
+    assertThatThrownBy(() -> LogReplay.Checker.resume(ids, Optional.of(other), KEY))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.seq()).isEmpty();
+              assertThat(e.getMessage())
+                  .contains("the snapshot holds a checkpoint the journal's receipts do not");
+            });
+    SignedNote ok = h.checkpointNote();
+    assertThatThrownBy(() -> LogReplay.Checker.resume(new ReceiptIds(), Optional.of(ok), KEY))
+        .hasMessageContaining("the snapshot holds a checkpoint but no receipt");
   }
 
   @Test

@@ -393,6 +393,27 @@ class ReplayStateTest {
             });
   }
 
+  /**
+   * A replay that forgets its ids part way (verify, once past the snapshot it compares, or from a
+   * restored snapshot) holds none from then on and still counts every receipt. Regression: verify
+   * of an archived journal kept every receipt's id, its memory growing with the journal.
+   */
+  @Test
+  void aReplayThatForgetsItsIds_holdsNoneFromThenOn_andCountsThem() throws Exception {
+    JournalHistory h = new JournalHistory();
+    for (int i = 0; i < 20; i++) {
+      h.sealUngranted(i);
+    }
+    ReplayState state = ReplayState.fresh(JournalHistory.gate());
+    state.applyAll(h.records().subList(0, 10));
+    assertThat(state.receipts().size()).isEqualTo(10);
+    state.forgetReceiptIds();
+    state.applyAll(h.records().subList(10, 20));
+    assertThat(state.receipts().size()).as("ids held").isZero();
+    assertThat(state.result().receiptsRecorded()).isEqualTo(20);
+    assertThatThrownBy(() -> state.capture(-1)).isInstanceOf(UnsupportedOperationException.class);
+  }
+
   @Test
   void aResumptionWithNoSuspension_isRefused() {
     JournalHistory h = new JournalHistory();

@@ -3,6 +3,9 @@ package org.meshjava.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,6 +111,44 @@ class SnapshotFolderPermissionDeniedTest {
     assertRefused(store::latestHeader, detail);
     assertRefused(store::latestMapping, detail);
     // Refused without a trace: the snapshot reads as soon as access is given.
+    assertThat(new FileSnapshotStore(dir).latest()).isPresent();
+  }
+
+  /**
+   * A save whose folder cannot be listed after the new snapshot is in place (to delete the old
+   * ones) still succeeds, and says so once at WARN, naming the folder and why. Regression: it said
+   * nothing, the old snapshots piling up unseen until a read of the folder failed.
+   */
+  @Test
+  void aFolderThatCannotBeListedToDropOldSnapshots_isSaidOnceAtWarn() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    int[] listings = {0};
+    // Each save lists the folder twice: for the latest's mode before its rename, then to delete
+    // the old ones; the second is denied.
+    FileSnapshotStore store =
+        new FileSnapshotStore(
+            dir,
+            files -> {
+              if (++listings[0] % 2 == 0) {
+                throw new AccessDeniedException(files.directory().toString());
+              }
+              return files.list();
+            });
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      store.save(FileSnapshotStoreTest.at(10));
+      store.save(FileSnapshotStoreTest.at(20));
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(listings[0]).isEqualTo(4);
+    assertThat(captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains(" WARN ")))
+        .singleElement()
+        .asString()
+        .contains("cannot list snapshot folder " + dir + " to delete the snapshots older")
+        .contains(": permission denied;");
     assertThat(new FileSnapshotStore(dir).latest()).isPresent();
   }
 

@@ -58,13 +58,16 @@ import org.jspecify.annotations.Nullable;
  * server would otherwise search first) as soon as it is made, so a schema a role or database
  * setting puts ahead of it later, or a temporary table left in the session, holding tables of the
  * same names, cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and
- * raises a role's or the database's {@code idle_in_transaction_session_timeout} and {@code
- * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} where there is
- * none or a shorter one to {@code statement_timeout_ms}, and sets {@code lock_timeout} to {@code
- * lock_timeout_ms}, in the same statement (SPEC.md section 60.7, "Faults"). That includes one this
- * URL's own {@code options} parameter sets ({@code options=-c statement_timeout=100}): a shorter
- * limit cancels a batch and fails the journal, whoever set it; to give the journal a limit, give it
- * {@code statement_timeout_ms}.
+ * raises a role's or the database's {@code idle_in_transaction_session_timeout} below the lease to
+ * the lease, and {@code statement_timeout} where there is none or a shorter one to {@code
+ * statement_timeout_ms}, and sets {@code lock_timeout} to {@code lock_timeout_ms}, in the same
+ * statement (SPEC.md section 60.7, "Faults"). That includes one this URL's own {@code options}
+ * parameter sets ({@code options=-c statement_timeout=100}): a shorter limit cancels a batch and
+ * fails the journal, whoever set it; to give the journal a limit, give it {@code
+ * statement_timeout_ms}. Its {@code idle_session_timeout} is the lease from the start, set in the
+ * connection's startup options after the URL's own: a shorter one (meant for leaked connections)
+ * could end a session between two of the journal's statements, or before its first one where the
+ * client was slow to send it.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever. One
@@ -507,9 +510,6 @@ public final class PostgresLocation {
    *       default) a save's {@code LOCK TABLE} or a batch's insert behind a DBA's lock waited until
    *       the driver's socket timeout gave up, in words for a lost connection, and with that lifted
    *       ({@code socketTimeout=0}) for as long as the DBA held it, every serve queued behind.
-   *   <li>{@code idle_session_timeout}, to the lease: a session is idle between two of the
-   *       journal's statements while the steward works (a snapshot save encodes the snapshot after
-   *       making sure of the tables), and a limit meant for leaked connections ended it there.
    *   <li>{@code transaction_timeout} (PostgreSQL 17 and later), lifted (0): an opening checks the
    *       whole journal in one transaction, an import writes it in one, an export reads it in one,
    *       each as long as the journal makes it, and the server ends the session of one that
@@ -533,7 +533,6 @@ public final class PostgresLocation {
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
-                + " ('idle_session_timeout', ?),"
                 // PostgreSQL 17's; on an earlier server pg_settings has no such row, and nothing
                 // is set.
                 + " ('transaction_timeout', '0')) AS l(name, floor)"
@@ -562,12 +561,11 @@ public final class PostgresLocation {
                 + " ORDER BY p.i LIMIT 1))")) {
       ps.setString(1, Long.toString(lockTimeout().toMillis()));
       ps.setString(2, Long.toString(lease.toMillis()));
-      ps.setString(3, Long.toString(lease.toMillis()));
       String statementLimit = Long.toString(statementTimeout().toMillis());
+      ps.setString(3, statementLimit);
       ps.setString(4, statementLimit);
       ps.setString(5, statementLimit);
-      ps.setString(6, statementLimit);
-      ps.setString(7, schema);
+      ps.setString(6, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
         if (exists && !rs.getBoolean(3)) {
@@ -649,6 +647,13 @@ public final class PostgresLocation {
     // takes hours: without a limit a write waited for ever, and every serve queued behind it. No
     // answer within a lease means the server has ended, or will end, the session anyway.
     p.putIfAbsent("socketTimeout", Long.toString(Math.ceilDiv(lease.toMillis(), 1000L)));
+    // The idle limit is the lease from the session's first moment, in its startup options (after
+    // the URL's own, so that it is the one in force; they outrank a role's or the database's
+    // setting): raised only by the first statement, a DBA's limit shorter than the time a loaded
+    // client takes to send it ended the session before it ran (see pin).
+    String idle = "-c idle_session_timeout=" + lease.toMillis();
+    String options = p.getProperty("options");
+    p.setProperty("options", options == null || options.isBlank() ? idle : options + " " + idle);
     try {
       return DriverManager.getConnection(
           "jdbc:postgresql://" + host + ":" + port + "/" + database, p);

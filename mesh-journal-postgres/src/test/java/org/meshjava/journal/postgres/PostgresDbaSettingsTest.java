@@ -178,12 +178,24 @@ class PostgresDbaSettingsTest {
     String database = PostgresSchemaLockTest.server.newDatabase();
     // A limit meant for connections an application leaked.
     sql(database, "ALTER DATABASE " + database + " SET idle_session_timeout = 100");
-    try (Connection c = at(database, USER, "").connect();
+    PostgresLocation where = at(database, USER, "");
+    try (Connection c = where.connect();
         Statement s = c.createStatement()) {
       // A snapshot save encodes its snapshot between two statements: a while, for a large one.
       Thread.sleep(400);
       try (ResultSet rs = s.executeQuery("SELECT 1")) {
         assertThat(rs.next()).isTrue();
+      }
+      // The lease from the session's start (its startup options), not from its first statement:
+      // raised there, the 100 ms ran out first on a loaded machine before that statement arrived,
+      // and the connection failed ("terminating connection due to idle-session timeout").
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT setting, source FROM pg_catalog.pg_settings"
+                  + " WHERE name = 'idle_session_timeout'")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(2)).isEqualTo("client");
+        assertThat(rs.getString(1)).isEqualTo(Long.toString(where.lease().toMillis()));
       }
     }
   }

@@ -8,6 +8,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalSeal;
+import org.meshjava.journal.ReceiptIds;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
@@ -61,13 +62,11 @@ public final class LogReplay {
    */
   public static Result replay(List<JournalRecord> records, NoteVerifierKey logKey, long emptyFirst)
       throws JournalException {
-    Checker checker = new Checker(emptyFirst);
     MerkleTree tree = new MerkleTree();
+    // The tree handed over gives the checkpoints' roots itself: each leaf is hashed once.
+    Checker checker = new Checker(emptyFirst, null, tree);
     for (JournalRecord r : records) {
       checker.accept(r, logKey);
-      if (r.entry() instanceof JournalEntry.Sealed s) {
-        tree.append(s.envelopeId().bytes());
-      }
     }
     return new Result(checker.firstSequence(), tree, checker.latest(), checker.checkpoints());
   }
@@ -76,11 +75,20 @@ public final class LogReplay {
    * The same check over records that arrive one at a time (a journal too long to hold is streamed
    * through it), in memory that does not grow with the journal: it keeps neither the records nor
    * the tree, only the roots a later checkpoint may still sign ({@link RootWindow}: the tree's edge
-   * at the latest checkpoint's size and 32 bytes for each receipt after it). Not thread-safe; one
-   * per replay.
+   * at the latest checkpoint's size and 32 bytes for each receipt after it). {@link #replay}'s own
+   * check, which builds the whole tree anyway, reads the roots from that tree instead, so that each
+   * receipt is hashed once. Not thread-safe; one per replay.
    */
   public static final class Checker {
-    private final RootWindow tree = new RootWindow();
+    /**
+     * How many leaves a resumed check folds at a time while it rebuilds the covered ones: a chunk
+     * of the window's, which is then let go.
+     */
+    private static final int FOLD_EVERY = 256;
+
+    // The roots: a window (a streamed check) or the whole tree (replay, which hands it over).
+    private final @Nullable RootWindow window;
+    private final @Nullable MerkleTree tree;
     private long first;
     private boolean sealedSeen;
     private Optional<SignedNote> latest = Optional.empty();
@@ -93,7 +101,67 @@ public final class LogReplay {
      * @param emptyFirst the sequence of leaf 0 when the journal records no receipt
      */
     public Checker(long emptyFirst) {
+      this(emptyFirst, new RootWindow(), null);
+    }
+
+    private Checker(long emptyFirst, @Nullable RootWindow window, @Nullable MerkleTree tree) {
       this.first = emptyFirst;
+      this.window = window;
+      this.tree = tree;
+    }
+
+    /**
+     * A check that continues from a snapshot, as a start seeds its log from one (SPEC.md §60.8,
+     * §65): {@code receipts} are the receipt ids the snapshot holds, from the journal's first, and
+     * {@code checkpoint} the last checkpoint recorded before it, which they must reproduce under
+     * {@code logKey}. The records after the snapshot then go to {@link #accept}, each checkpoint
+     * among them checked against the tree over every receipt, the covered ones included; a
+     * checkpoint the snapshot holds counts as one checked. The covered receipts are folded into the
+     * window as they are read, so it holds, as from the start, the tree's edge at that checkpoint's
+     * size and the receipts after it.
+     *
+     * @throws JournalException {@code REPLAY_REFUSED} (naming no record) if the snapshot holds a
+     *     checkpoint but no receipt, or a checkpoint not signed by {@code logKey} or not reproduced
+     *     by its receipts
+     */
+    public static Checker resume(
+        ReceiptIds receipts, Optional<SignedNote> checkpoint, NoteVerifierKey logKey)
+        throws JournalException {
+      Checker c = new Checker(0);
+      RootWindow w = Objects.requireNonNull(c.window);
+      if (receipts.first() < 0) {
+        if (checkpoint.isPresent()) {
+          throw refused(-1, "the snapshot holds a checkpoint but no receipt");
+        }
+        return c;
+      }
+      Checkpoint cp = null;
+      if (checkpoint.isPresent()) {
+        try {
+          cp = Checkpoint.open(checkpoint.get(), logKey);
+        } catch (LogException e) {
+          throw refused(
+              -1, "the snapshot holds a checkpoint the steward did not sign: " + e.getMessage());
+        }
+      }
+      // No later checkpoint signs less than the snapshot's, so the leaves below it are folded.
+      long foldTo = cp == null ? 0 : Math.min(cp.size(), receipts.size());
+      c.first = receipts.first();
+      c.sealedSeen = true;
+      try {
+        for (long s = receipts.first(); s < receipts.first() + receipts.size(); s++) {
+          w.append(receipts.get(s).orElseThrow().bytes());
+          if (w.size() % FOLD_EVERY == 0 && w.size() <= foldTo) {
+            w.advanceTo(w.size());
+          }
+        }
+        if (cp != null) {
+          c.take(cp, checkpoint.get(), -1, "the snapshot holds");
+        }
+      } catch (LogException e) {
+        throw new IllegalStateException("a fold at or below the checkpoint is in the window", e);
+      }
+      return c;
     }
 
     /**
@@ -112,11 +180,15 @@ public final class LogReplay {
             first = s.sequence();
             sealedSeen = true;
           }
-          long due = first + tree.size();
+          long due = first + size();
           if (s.sequence() != due) {
             throw refused(r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
           }
-          tree.append(s.envelopeId().bytes());
+          if (tree != null) {
+            tree.append(s.envelopeId().bytes());
+          } else {
+            Objects.requireNonNull(window).append(s.envelopeId().bytes());
+          }
         }
         case JournalEntry.Checkpoint c -> {
           Objects.requireNonNull(logKey, "a checkpoint is checked against the steward's log key");
@@ -127,29 +199,50 @@ public final class LogReplay {
             throw refused(
                 r.seq(), "records a checkpoint the steward did not sign: " + e.getMessage());
           }
-          try {
-            CheckpointRules.check(cp, tree.size(), latestSize, tree::root);
-          } catch (LogException e) {
-            // The start's own rules and words (LogKeeper), so that verify and a start agree.
-            throw refused(
-                r.seq(),
-                "records a checkpoint the journal's receipts do not reproduce (edited or cut"
-                    + " journal?): "
-                    + e.getMessage());
-          }
+          take(cp, c.note(), r.seq(), "records");
           checkSeal(r, c, logKey.key());
-          latest = Optional.of(c.note());
-          latestSize = cp.size();
-          checked++;
-          // No later checkpoint may sign a smaller size, so the roots below this one are let go.
-          try {
-            tree.advanceTo(latestSize);
-          } catch (LogException e) {
-            throw new IllegalStateException("a checked checkpoint's size is in the window", e);
-          }
         }
         default -> {
           // not part of the log
+        }
+      }
+    }
+
+    private long size() {
+      return tree != null ? tree.size() : Objects.requireNonNull(window).size();
+    }
+
+    /**
+     * Checks the signed checkpoint {@code cp} ({@code note}) against the receipts so far and takes
+     * it as the latest; {@code seq} names its record (-1: none), {@code holder} what holds it.
+     */
+    private void take(Checkpoint cp, SignedNote note, long seq, String holder)
+        throws JournalException {
+      try {
+        if (tree != null) {
+          CheckpointRules.check(cp, tree, latestSize);
+        } else {
+          RootWindow w = Objects.requireNonNull(window);
+          CheckpointRules.check(cp, w.size(), latestSize, w::root);
+        }
+      } catch (LogException e) {
+        // The start's own rules and words (LogKeeper), so that verify and a start agree.
+        throw refused(
+            seq,
+            holder
+                + " a checkpoint the journal's receipts do not reproduce (edited or cut"
+                + " journal?): "
+                + e.getMessage());
+      }
+      latest = Optional.of(note);
+      latestSize = cp.size();
+      checked++;
+      if (window != null) {
+        // No later checkpoint may sign a smaller size, so the roots below this one are let go.
+        try {
+          window.advanceTo(latestSize);
+        } catch (LogException e) {
+          throw new IllegalStateException("a checked checkpoint's size is in the window", e);
         }
       }
     }
@@ -175,7 +268,7 @@ public final class LogReplay {
      * streamed verify keeps.
      */
     public long heldBytes() {
-      return tree.heldBytes();
+      return window != null ? window.heldBytes() : 0;
     }
   }
 

@@ -60,7 +60,7 @@ public final class ReplayState {
   private ReceiptIds receipts;
 
   /** Whether {@link #receipts} is kept; a check that needs no ids keeps only their count. */
-  private final boolean keepIds;
+  private boolean keepIds;
 
   private long receiptsRecorded;
 
@@ -141,6 +141,18 @@ public final class ReplayState {
     return r;
   }
 
+  /**
+   * Lets go of the receipt ids held and keeps none from now on, as {@link #freshWithoutIds} keeps
+   * none: for a check that needs them no further ({@code mesh journal verify}, once past what it
+   * compares with a snapshot, or from a snapshot's restored state). {@link
+   * JournalReplay.Result#receiptsRecorded()} goes on counting every receipt; the state can no
+   * longer be captured.
+   */
+  public void forgetReceiptIds() {
+    keepIds = false;
+    receipts = new ReceiptIds();
+  }
+
   /** The grant chains recorded so far, by id; {@link Journal#read} decodes with it. */
   public Map<ContentId, GrantChain> chains() {
     return chains;
@@ -156,7 +168,10 @@ public final class ReplayState {
     return position;
   }
 
-  /** The receipts recorded so far; none for a replay {@link #freshWithoutIds}. */
+  /**
+   * The receipts recorded so far; none for a replay {@link #freshWithoutIds}, or since {@link
+   * #forgetReceiptIds}.
+   */
   public ReceiptIds receipts() {
     return receipts;
   }
