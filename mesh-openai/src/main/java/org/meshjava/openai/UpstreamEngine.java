@@ -618,9 +618,11 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
           case java.net.ConnectException refused -> "the connection was refused";
           // Our HTTP client's own words for a failure, written for the client (UpstreamHttp).
           case UpstreamHttp.Worded worded -> worded.getMessage();
-          // Anything else is in the JVM's or a library's words, which may name the upstream's
-          // host and port: the operator's alone (the steward gives the client a reference).
-          default -> null;
+          // A connection that ended before the reply did (the plain-HTTP client's EOFException)
+          // or a reply that is no HTTP, in the words the streamed reply's cut gets. Anything else
+          // is in the JVM's or a library's words, which may name the upstream's host and port:
+          // the operator's alone (the steward gives the client a reference).
+          default -> UpstreamHttp.connectionWords(e);
         };
     String why =
         clients != null ? clients : e.getMessage() == null ? "the exchange failed" : e.getMessage();

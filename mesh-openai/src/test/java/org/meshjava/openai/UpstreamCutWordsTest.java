@@ -57,6 +57,22 @@ class UpstreamCutWordsTest {
         .doesNotContain("Exception");
   }
 
+  /**
+   * Regression: a whole (not streamed) reply cut short, read by the plain-HTTP client ({@link
+   * KeepAliveHttp}), failed with the JDK's {@code EOFException}, which the engine did not declare
+   * its client's: the API client read a reference to the log for what the streamed reply's cut says
+   * in words (SPEC.md 60.10). It now reads the same words, declared.
+   */
+  @Test
+  void aWholeReplyCutShort_isWordedForTheClient() throws Exception {
+    Cut cut = cut("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"choices\"", false);
+    assertThat(cut.failure()).isInstanceOf(EngineException.class);
+    assertThat(((EngineException) cut.failure()).clientWords())
+        .hasValue(
+            "calling the upstream: the upstream closed the connection before its reply ended (the"
+                + " server's log names its endpoint)");
+  }
+
   @Test
   void aReplyThatIsNoHttp_failsNamingNoAddress() throws Exception {
     assertFailsWithoutAddress("SMTP ready\r\n\r\n", "not valid HTTP");
@@ -128,9 +144,17 @@ class UpstreamCutWordsTest {
         .doesNotContain("127.0.0.1")
         .doesNotContain("HttpConnection")
         .doesNotContain("Exception");
+    // The words are the engine's declared client words (SPEC.md 60.10), not a reference to a log.
+    assertThat(((EngineException) cut.failure()).clientWords())
+        .hasValue(cut.failure().getMessage());
   }
 
   private static Cut cut(String reply) throws Exception {
+    return cut(reply, true);
+  }
+
+  /** As {@link #cut(String)}, the serve streamed or asked whole. */
+  private static Cut cut(String reply, boolean streamed) throws Exception {
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Thread up =
           Thread.ofPlatform()
@@ -155,7 +179,12 @@ class UpstreamCutWordsTest {
               () ->
                   failure[0] =
                       catchThrowable(
-                          () -> engine.serve(asked.request(), asked.payload(), t -> true)));
+                          () -> {
+                            var unused =
+                                streamed
+                                    ? engine.serve(asked.request(), asked.payload(), t -> true)
+                                    : engine.serve(asked.request(), asked.payload());
+                          }));
       up.join();
       return new Cut(failure[0], port, log);
     }
