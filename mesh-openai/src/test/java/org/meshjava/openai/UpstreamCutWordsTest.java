@@ -3,13 +3,18 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EngineException;
 
@@ -71,6 +76,34 @@ class UpstreamCutWordsTest {
         .hasValue(
             "calling the upstream: the upstream closed the connection before its reply ended (the"
                 + " server's log names its endpoint)");
+  }
+
+  /**
+   * Regression: a streamed reply that failed in the JVM's or a library's words (a socket reset, its
+   * words naming the upstream's address) was declared its API client's words, the streamed twin of
+   * a failed exchange, whose such words are the operator's alone (SPEC.md 60.10). Those are
+   * undeclared now (the client reads a reference); our own words, and none, still are the client's.
+   */
+  @Test
+  void aStreamFailingInAnothersWords_isNotWordedForTheClient() throws Exception {
+    ScheduledExecutorScheduler scheduler = new ScheduledExecutorScheduler();
+    scheduler.start();
+    try {
+      ContentDeadline d = new ContentDeadline(Duration.ofMinutes(1), scheduler, f -> {});
+      assertThat(
+              UpstreamEngine.streamFailure(
+                  new IOException(new SocketException("Connection reset by /10.0.0.7:8000")), d))
+          .isNull();
+      assertThat(
+              UpstreamEngine.streamFailure(
+                  new EventLines.TooLong("the stream is longer than 8 bytes"), d))
+          .isEqualTo("the stream is longer than 8 bytes");
+      assertThat(UpstreamEngine.streamFailure(new ClosedChannelException(), d))
+          .isEqualTo("the connection ended");
+      d.stop();
+    } finally {
+      scheduler.stop();
+    }
   }
 
   @Test
