@@ -461,7 +461,16 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
         // upstream's failure, and Jetty's stream drops the interrupt and says nothing of it.
         throw interrupted(e);
       }
-      throw replyFault("the upstream's stream failed: " + streamFailure(e, response.deadline()), e);
+      @Nullable String clients = streamFailure(e, response.deadline());
+      if (clients != null) {
+        throw replyFault("the upstream's stream failed: " + clients, e);
+      }
+      // In the JVM's or a library's words, which may name the upstream's host and port: the
+      // operator's alone, as a failed exchange's are (failed); the steward gives the client a
+      // reference (SPEC.md 60.10).
+      String words = "the upstream's stream failed: " + innermost(e).getMessage();
+      logReplyFault(words);
+      throw new EngineException(words, e);
     }
     TokenSequence rest = reply.finish();
     if (!stopped && rest.size() > 0) {
@@ -618,9 +627,11 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
           case java.net.ConnectException refused -> "the connection was refused";
           // Our HTTP client's own words for a failure, written for the client (UpstreamHttp).
           case UpstreamHttp.Worded worded -> worded.getMessage();
-          // Anything else is in the JVM's or a library's words, which may name the upstream's
-          // host and port: the operator's alone (the steward gives the client a reference).
-          default -> null;
+          // A connection that ended before the reply did (the plain-HTTP client's EOFException)
+          // or a reply that is no HTTP, in the words the streamed reply's cut gets. Anything else
+          // is in the JVM's or a library's words, which may name the upstream's host and port:
+          // the operator's alone (the steward gives the client a reference).
+          default -> UpstreamHttp.connectionWords(e);
         };
     String why =
         clients != null ? clients : e.getMessage() == null ? "the exchange failed" : e.getMessage();
@@ -645,12 +656,19 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
 
   /** {@link #replyFault}, with {@code logged} (the client's words and more) in the log line. */
   private EngineException replyFault(String words, String logged, @Nullable Exception cause) {
+    logReplyFault(logged);
+    // Written for the client (see above): declared as its words.
+    return new EngineException(words, words, cause);
+  }
+
+  /**
+   * The operator's line for a reply that cannot be served, {@code logged} ({@link #replyFault}).
+   */
+  private void logReplyFault(String logged) {
     failures
         .failed(logged)
         .ifPresent(
             line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
-    // Written for the client (see above): declared as its words.
-    return new EngineException(words, words, cause);
   }
 
   /**
@@ -803,11 +821,12 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
    * name a Java class ("java.util.concurrent.TimeoutException: Idle timeout expired: 8004/8000
    * ms"): a timeout, a read's or the {@code deadline} for content, is said in the deadline's
    * {@linkplain ContentDeadline#words words}, a connection that ended or a reply that is no HTTP in
-   * {@link UpstreamHttp#connectionWords}'s words (Jetty's name both addresses), any other wrapped
-   * failure by its own message.
+   * {@link UpstreamHttp#connectionWords}'s words (Jetty's name both addresses), a failure in our
+   * own words ({@link EventLines.TooLong}, {@link UpstreamHttp.Worded}) by them, one without words
+   * as the connection having ended. Null for any other: its words are the JVM's or a library's,
+   * which may name the upstream's host and port, and are the operator's alone (SPEC.md 60.10).
    */
-  private static String streamFailure(IOException e, ContentDeadline deadline) {
-    Throwable t = e;
+  static @Nullable String streamFailure(IOException e, ContentDeadline deadline) {
     for (Throwable c = e; c != null; c = c.getCause()) {
       if (c instanceof TimeoutException
           || c instanceof SocketTimeoutException
@@ -819,10 +838,23 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
     if (ended != null) {
       return ended;
     }
+    Throwable t = innermost(e);
+    if (t instanceof EventLines.TooLong || t instanceof UpstreamHttp.Worded) {
+      return t.getMessage();
+    }
+    return t.getMessage() == null ? "the connection ended" : null;
+  }
+
+  /**
+   * {@code e}, or the cause it wraps without words of its own (Jetty's stream wraps its failure as
+   * an {@link IOException} whose message is the cause's {@code toString()}), followed down.
+   */
+  private static Throwable innermost(IOException e) {
+    Throwable t = e;
     while (t.getCause() != null && Objects.equals(t.getMessage(), t.getCause().toString())) {
       t = t.getCause();
     }
-    return t.getMessage() == null ? "the connection ended" : t.getMessage();
+    return t;
   }
 
   /**

@@ -13,7 +13,7 @@ import org.meshjava.core.EngineException;
  * an engine's own words may name a file, a model or a key, so the client reads them only where the
  * engine declared them its client's ({@link EngineException#clientWords()}); otherwise the backend
  * failed and a reference, under which the server's log has the whole throw, at WARN at most once a
- * minute a backend.
+ * minute a backend, and its words in one INFO line between.
  */
 class EngineFailureWordsHttpTest {
   private static final String SECRET = "open /secret/path/model.bin?key=sk-123";
@@ -53,13 +53,17 @@ class EngineFailureWordsHttpTest {
           .contains("WARN", "reference " + reference, SECRET, "IllegalStateException")
           .contains("\tat "); // the stack, for the operator
 
-      // The next failure within the minute: another reference, and no second WARN (no flood).
+      // The next failure within the minute: another reference, no second WARN nor stack (no
+      // flood), and its words under that reference at the default level (INFO), as its client
+      // was told. Regression: they were at DEBUG only, in no line the default level writes.
       AtomicReference<Fixture.Answer> again = new AtomicReference<>();
       String next =
           Fixture.stderrOf(() -> again.set(f.post("/v1/chat/completions", Fixture.chat("boom"))));
       String second = reference(again.get().error(502, "engine_failed").get("message").asText());
       assertThat(second).isNotEqualTo(reference);
-      assertThat(next).doesNotContain("WARN").doesNotContain(SECRET);
+      assertThat(next)
+          .contains("INFO", SECRET + " (reference " + second + ")")
+          .doesNotContain("WARN", "\tat ");
     }
   }
 

@@ -3,13 +3,18 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EngineException;
 
@@ -55,6 +60,50 @@ class UpstreamCutWordsTest {
         .startsWith("calling the upstream: ")
         .doesNotContain("null")
         .doesNotContain("Exception");
+  }
+
+  /**
+   * Regression: a whole (not streamed) reply cut short, read by the plain-HTTP client ({@link
+   * KeepAliveHttp}), failed with the JDK's {@code EOFException}, which the engine did not declare
+   * its client's: the API client read a reference to the log for what the streamed reply's cut says
+   * in words (SPEC.md 60.10). It now reads the same words, declared.
+   */
+  @Test
+  void aWholeReplyCutShort_isWordedForTheClient() throws Exception {
+    Cut cut = cut("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"choices\"", false);
+    assertThat(cut.failure()).isInstanceOf(EngineException.class);
+    assertThat(((EngineException) cut.failure()).clientWords())
+        .hasValue(
+            "calling the upstream: the upstream closed the connection before its reply ended (the"
+                + " server's log names its endpoint)");
+  }
+
+  /**
+   * Regression: a streamed reply that failed in the JVM's or a library's words (a socket reset, its
+   * words naming the upstream's address) was declared its API client's words, the streamed twin of
+   * a failed exchange, whose such words are the operator's alone (SPEC.md 60.10). Those are
+   * undeclared now (the client reads a reference); our own words, and none, still are the client's.
+   */
+  @Test
+  void aStreamFailingInAnothersWords_isNotWordedForTheClient() throws Exception {
+    ScheduledExecutorScheduler scheduler = new ScheduledExecutorScheduler();
+    scheduler.start();
+    try {
+      ContentDeadline d = new ContentDeadline(Duration.ofMinutes(1), scheduler, f -> {});
+      assertThat(
+              UpstreamEngine.streamFailure(
+                  new IOException(new SocketException("Connection reset by /10.0.0.7:8000")), d))
+          .isNull();
+      assertThat(
+              UpstreamEngine.streamFailure(
+                  new EventLines.TooLong("the stream is longer than 8 bytes"), d))
+          .isEqualTo("the stream is longer than 8 bytes");
+      assertThat(UpstreamEngine.streamFailure(new ClosedChannelException(), d))
+          .isEqualTo("the connection ended");
+      d.stop();
+    } finally {
+      scheduler.stop();
+    }
   }
 
   @Test
@@ -128,9 +177,17 @@ class UpstreamCutWordsTest {
         .doesNotContain("127.0.0.1")
         .doesNotContain("HttpConnection")
         .doesNotContain("Exception");
+    // The words are the engine's declared client words (SPEC.md 60.10), not a reference to a log.
+    assertThat(((EngineException) cut.failure()).clientWords())
+        .hasValue(cut.failure().getMessage());
   }
 
   private static Cut cut(String reply) throws Exception {
+    return cut(reply, true);
+  }
+
+  /** As {@link #cut(String)}, the serve streamed or asked whole. */
+  private static Cut cut(String reply, boolean streamed) throws Exception {
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Thread up =
           Thread.ofPlatform()
@@ -155,7 +212,12 @@ class UpstreamCutWordsTest {
               () ->
                   failure[0] =
                       catchThrowable(
-                          () -> engine.serve(asked.request(), asked.payload(), t -> true)));
+                          () -> {
+                            var unused =
+                                streamed
+                                    ? engine.serve(asked.request(), asked.payload(), t -> true)
+                                    : engine.serve(asked.request(), asked.payload());
+                          }));
       up.join();
       return new Cut(failure[0], port, log);
     }

@@ -26,11 +26,13 @@ import org.slf4j.LoggerFactory;
  *       too, goes to the operator's log with the same reference.
  * </ul>
  *
- * <p>An engine that fails mostly does so for every request, so the log says it at WARN at most once
- * per backend a {@link #WARN_EVERY} ({@link WarnLimit}) and the others at DEBUG, each with its
- * reference. One log serves the process ({@link #SHARED}): its limit is keyed by the backend's
- * name. The exception's message ({@link ServeException#getMessage()}) keeps the engine's words for
- * the embedder. Thread-safe.
+ * <p>An engine that fails mostly does so for every request, so the log says it with its stack at
+ * WARN at most once per backend a {@link #WARN_EVERY} ({@link WarnLimit}), and each of the others
+ * in one INFO line, its words and reference without the stack (that at DEBUG): the client is told
+ * its engine's words are in the log under its reference, and at the default level (INFO) they are,
+ * for every failure, never only for the one a minute the WARN is for. One log serves the process
+ * ({@link #SHARED}): its limit is keyed by the backend's name. The exception's message ({@link
+ * ServeException#getMessage()}) keeps the engine's words for the embedder. Thread-safe.
  */
 final class EngineFailureLog {
   private static final Logger LOG = LoggerFactory.getLogger(EngineFailureLog.class);
@@ -78,23 +80,31 @@ final class EngineFailureLog {
   }
 
   /**
-   * Logs {@code e}, its stack too, under {@code reference}: at WARN if {@code backend}'s turn, else
-   * at DEBUG. A throwable that cannot be printed (its {@code toString} throws: it is the engine's
-   * code) is logged by its class's name ({@link ThrowableWords#log}), never a throw out of here.
+   * Logs {@code e} under {@code reference}: its words and stack at WARN if {@code backend}'s turn,
+   * else its words in one INFO line and its stack at DEBUG. A throwable that cannot be printed (its
+   * {@code toString} throws: it is the engine's code) is logged by its class's name ({@link
+   * ThrowableWords#log}), never a throw out of here.
    */
   void log(String backend, String reference, String words, Throwable e) {
     String line = OperatorText.oneLine(words);
     if (warnings.warnNow(backend)) {
-      String note = "; its failures in the next minute are logged at debug";
+      String note =
+          "; its failures in the next minute are logged at info, one line each, their stacks at"
+              + " debug";
       ThrowableWords.log(
           e,
           thrown -> LOG.warn("{} (reference {}{})", line, reference, note, thrown),
           name -> LOG.warn("{} (reference {}{}; {} did not print)", line, reference, note, name));
     } else {
-      ThrowableWords.log(
-          e,
-          thrown -> LOG.debug("{} (reference {})", line, reference, thrown),
-          name -> LOG.debug("{} (reference {}; {} did not print)", line, reference, name));
+      // The client was told its engine's words are in the log under this reference: at the
+      // default level they are, in one line; the stack, which repeats the WARN's, is not.
+      LOG.info("{} (reference {})", line, reference);
+      if (LOG.isDebugEnabled()) {
+        ThrowableWords.log(
+            e,
+            thrown -> LOG.debug("the stack of reference {}", reference, thrown),
+            name -> LOG.debug("the stack of reference {}: {} did not print", reference, name));
+      }
     }
   }
 

@@ -11,7 +11,7 @@ import org.meshjava.engine.ReferenceEngine;
 /**
  * The one rule for what a failed engine's client reads (SPEC.md 60.10): its declared words, or a
  * reference to the operator's log line, which is WARN at most once a backend in each {@link
- * EngineFailureLog#WARN_EVERY} and DEBUG between (slf4j-simple's default level, INFO, hides those).
+ * EngineFailureLog#WARN_EVERY} with its stack, and one INFO line each between.
  */
 class EngineFailureLogTest {
   private static final String SECRET = "open /secret/path/model.bin?key=sk-123";
@@ -47,13 +47,32 @@ class EngineFailureLogTest {
 
     now.addAndGet(EngineFailureLog.WARN_EVERY.toNanos() - 1); // across nanoTime's wrap
     assertThat(refused(new IllegalStateException(SECRET), e))
-        .as("within the minute: at debug")
+        .as("within the minute: no WARN")
         .doesNotContain("WARN");
     assertThat(e.get().shown()).doesNotEndWith(reference);
     now.addAndGet(1);
     assertThat(refused(new IllegalStateException(SECRET), e))
         .as("once the minute has passed: at WARN again")
         .contains("WARN", SECRET);
+  }
+
+  /**
+   * Regression: a failure within the minute after a WARN was logged at DEBUG only, so at the
+   * default level (INFO) its client was told "its own words are in the server's log, under
+   * reference X" and no line of the log had X. Each is now one INFO line, its words and reference,
+   * without the stack (no flood of traces).
+   */
+  @Test
+  void aFailureWithinTheMinute_isInTheLogAtInfo_underTheReferenceItsClientReads() throws Exception {
+    AtomicReference<ServeException> e = new AtomicReference<>();
+    refused(new IllegalStateException(SECRET), e); // the minute's WARN
+    String log = refused(new IllegalStateException(SECRET), e);
+    String shown = e.get().shown();
+    String reference = shown.substring(shown.length() - 16);
+    assertThat(shown).endsWith(EngineFailureLog.LOGGED + reference);
+    assertThat(log)
+        .contains("INFO", "backend ref failed: words (reference " + reference + ")")
+        .doesNotContain("WARN", "\tat ", "IllegalStateException");
   }
 
   /** Declared words reach the client, past a wrapper without words of its own, and no WARN. */
