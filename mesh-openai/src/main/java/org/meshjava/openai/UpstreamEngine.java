@@ -692,7 +692,9 @@ public final class UpstreamEngine extends DescribedEngine implements AutoCloseab
    */
   private EngineException upstreamError(String where, String said) {
     String words =
-        "the upstream sent an error in its " + where + " (its words are in the server's log)";
+        "the upstream sent an error in its "
+            + where
+            + " (its words go to the server's log, at most a line a minute)";
     return replyFault(words, words + ": " + abbreviate(said), null);
   }
 

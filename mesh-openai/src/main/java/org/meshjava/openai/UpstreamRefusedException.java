@@ -45,7 +45,7 @@ public final class UpstreamRefusedException extends EngineException {
 
   /** What the client may read of the refusal: the status, and where its text went. */
   public String shown() {
-    return statusText(status) + " (its own words are in the server's log)";
+    return statusText(status) + " (its own words go to the server's log, at most a line a minute)";
   }
 
   /** {@link #shown()}: the words the steward gives the client (SPEC.md 60.10). */

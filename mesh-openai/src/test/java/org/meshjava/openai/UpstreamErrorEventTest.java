@@ -40,7 +40,7 @@ class UpstreamErrorEventTest {
       assertThat(failure.get())
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "the upstream sent an error in its stream (its words are in the server's log)");
+              "the upstream sent an error in its stream (its words go to the server's log, at most a line a minute)");
       assertThat(log).contains("reply failed: the upstream sent an error in its stream", "CUDA");
     }
   }
@@ -51,7 +51,8 @@ class UpstreamErrorEventTest {
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Fail.", 8);
       assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
           .isInstanceOf(EngineException.class)
-          .hasMessage("the upstream sent an error in its reply (its words are in the server's log)")
+          .hasMessage(
+              "the upstream sent an error in its reply (its words go to the server's log, at most a line a minute)")
           .hasMessageNotContaining("CUDA");
     }
   }
@@ -67,7 +68,7 @@ class UpstreamErrorEventTest {
       assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "the upstream sent an error in its reply (its words are in the server's log)");
+              "the upstream sent an error in its reply (its words go to the server's log, at most a line a minute)");
     }
   }
 
@@ -90,7 +91,7 @@ class UpstreamErrorEventTest {
             .as(error)
             .isInstanceOf(EngineException.class)
             .hasMessage(
-                "the upstream sent an error in its reply (its words are in the server's log)");
+                "the upstream sent an error in its reply (its words go to the server's log, at most a line a minute)");
       }
     }
     assertThat(UpstreamEngine.noError(Fixture.JSON.readTree("1e-999"))).isTrue();

@@ -18,7 +18,7 @@ class UpstreamErrorFieldTest {
           + " increasing it\",\"type\":\"exceed_context_size_error\"}\n\n";
 
   private static final String SAID =
-      "the upstream sent an error in its stream (its words are in the server's log)";
+      "the upstream sent an error in its stream (its words go to the server's log, at most a line a minute)";
 
   @Test
   void anErrorFieldInPlaceOfEvents_failsSayingTheUpstreamSentAnError_itsWordsLogged() {

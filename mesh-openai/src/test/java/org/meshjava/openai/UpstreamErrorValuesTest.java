@@ -57,12 +57,12 @@ class UpstreamErrorValuesTest {
           .as(error)
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "the upstream sent an error in its reply (its words are in the server's log)");
+              "the upstream sent an error in its reply (its words go to the server's log, at most a line a minute)");
       assertThatThrownBy(() -> streamed(error))
           .as(error)
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "the upstream sent an error in its stream (its words are in the server's log)");
+              "the upstream sent an error in its stream (its words go to the server's log, at most a line a minute)");
     }
   }
 }

@@ -16,7 +16,7 @@ class UpstreamNamedErrorEventTest {
   private static final String ABC = UpstreamChoicesTest.event("\"index\":0,", "abc", "");
 
   private static final String SAID =
-      "the upstream sent an error in its stream (its words are in the server's log)";
+      "the upstream sent an error in its stream (its words go to the server's log, at most a line a minute)";
 
   @Test
   void anEventNamedError_failsTheStream_whateverItsData_itsWordsLogged() {
