@@ -166,6 +166,24 @@ class GateScreenTest {
     assertThat(decided.link()).hasValue(0);
   }
 
+  /**
+   * What a link has left is the decision's alone (a concurrent serve's release may raise it before
+   * then): a chain whose every budget covers the ceiling passes the screen though its root has less
+   * left, and the decision refuses it.
+   */
+  @Test
+  void screen_passesAChainWhoseBudgetsCoverTheCeiling_whateverIsLeft() throws Exception {
+    Gate gate = gate();
+    GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END);
+    gate.debit(
+        decide(gate, present(Jcp.delegate(CALLER, root, STEWARD_DID, 5_000), REQUEST, 1)), 4_500);
+    Presentation p = present(Jcp.delegate(CALLER, root, STEWARD_DID, 4_000), REQUEST, 2);
+
+    gate.screen(p, IdentifiedRequest.of(REQUEST), NOW);
+
+    assertThat(refused(() -> decide(gate, p)).label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
+  }
+
   /** A budget that just covers the ceiling passes; one µJ less is refused, as the decision does. */
   @Test
   void screen_admitsABudgetOfExactlyTheCeiling() throws Exception {
