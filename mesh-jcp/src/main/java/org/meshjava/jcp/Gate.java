@@ -306,12 +306,13 @@ public final class Gate {
    * The {@code ModelIn} caveats are left to {@code decide}: they name the backend's weights, and a
    * steward routes only to a backend the chain's {@code ModelIn} admits. The budget is judged by
    * each link's whole budget, not by what it has left, which a concurrent serve's release may raise
-   * before the decision; and the spent pair, which step 8 checks first, is not read here (a steward
-   * restarted from a snapshot reads it from a mapped file, whose faults only the decision is
-   * guarded against). So a presentation both spent and too small for its ceiling is refused {@code
-   * budget-exhausted} here where {@code decide} says {@code presentation-spent}: it can only be one
-   * its caller signed again with a nonce it had used and a larger ceiling, since a budget never
-   * changes and the first serve of that pair was admitted.
+   * before the decision (so a refusal names the link whose budget is least, where {@code decide}
+   * names the one with least left, after spend perhaps another); and the spent pair, which step 8
+   * checks first, is not read here (a steward restarted from a snapshot reads it from a mapped
+   * file, whose faults only the decision is guarded against). So a presentation both spent and too
+   * small for its ceiling is refused {@code budget-exhausted} here where {@code decide} says {@code
+   * presentation-spent}: it can only be one its caller signed again with a nonce it had used and a
+   * larger ceiling, since a budget never changes and the first serve of that pair was admitted.
    *
    * <p>Thread-safe; reads the revocations, changes nothing.
    *

@@ -17,7 +17,8 @@ import org.meshjava.core.IdentifiedRequest;
  * that need no backend and no spend: a steward makes them before a serve takes a backend's slot, so
  * a chain valid in itself but refused for its window, its revocation, its action, its resource or a
  * budget below the ceiling holds none. It refuses each with the label and link the decision gives
- * at the same time (SPEC.md 30, steps 7 and 8 in their order), and passing it reserves nothing.
+ * at the same time (SPEC.md 30, steps 7 and 8 in their order), but for a budget after spend, where
+ * the two name different links; passing it reserves nothing.
  */
 class GateScreenTest {
 
@@ -140,6 +141,47 @@ class GateScreenTest {
     assertThat(gate.ledger().isSpent(p.grantId(), p.nonce())).isFalse();
     decide(gate, p);
     assertThat(gate.remainingUj(chain)).isEqualTo(5_000 - CEILING);
+  }
+
+  /**
+   * After spend, the screen and the decision judge the budget by different figures (a link's whole
+   * budget, what it has left), so the label is the decision's but the link named may not be: here
+   * the root has less left than the leaf's whole budget, and the decision names the root.
+   */
+  @Test
+  void screen_afterSpendOnAnotherChain_refusesBudgetExhausted_namingTheLinkWithTheLeastBudget()
+      throws Exception {
+    Gate gate = gate();
+    GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END);
+    GrantChain wide = Jcp.delegate(CALLER, root, STEWARD_DID, 5_000);
+    gate.debit(decide(gate, present(wide, REQUEST, 1)), 4_500);
+    GrantChain narrow = Jcp.delegate(CALLER, root, STEWARD_DID, CEILING - 200);
+    Presentation p = present(narrow, REQUEST, 2);
+
+    GrantRefusedException early = refused(() -> gate.screen(p, IdentifiedRequest.of(REQUEST), NOW));
+    GrantRefusedException decided = refused(() -> decide(gate, p));
+
+    assertThat(early.label()).isEqualTo(decided.label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
+    assertThat(early.link()).hasValue(1);
+    assertThat(decided.link()).hasValue(0);
+  }
+
+  /**
+   * What a link has left is the decision's alone (a concurrent serve's release may raise it before
+   * then): a chain whose every budget covers the ceiling passes the screen though its root has less
+   * left, and the decision refuses it.
+   */
+  @Test
+  void screen_passesAChainWhoseBudgetsCoverTheCeiling_whateverIsLeft() throws Exception {
+    Gate gate = gate();
+    GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END);
+    gate.debit(
+        decide(gate, present(Jcp.delegate(CALLER, root, STEWARD_DID, 5_000), REQUEST, 1)), 4_500);
+    Presentation p = present(Jcp.delegate(CALLER, root, STEWARD_DID, 4_000), REQUEST, 2);
+
+    gate.screen(p, IdentifiedRequest.of(REQUEST), NOW);
+
+    assertThat(refused(() -> decide(gate, p)).label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
   }
 
   /** A budget that just covers the ceiling passes; one µJ less is refused, as the decision does. */
