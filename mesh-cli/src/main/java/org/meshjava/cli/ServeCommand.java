@@ -266,8 +266,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   private OpenAiServer.@Nullable Bound consoleListenerBound;
 
   /**
-   * Whether the server, once closed, had no request in flight: no serve can then be running in a
-   * local engine, which the cleanup may close.
+   * Whether the server, once closed, had no request in flight and the steward no engine call still
+   * running past the engine deadline: no serve can then be running in a local engine, which the
+   * cleanup may close.
    */
   private boolean nothingInFlightAtStop;
 
@@ -344,11 +345,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    * The engines this run closes as it ends: every one that holds resources ({@link
    * ServeConfig#holdingResources}) where the server never started, since no serve ran in any, and
    * where it stopped with no request in flight (the drain ended them all, or none was running when
-   * an embedder's interrupt stopped it), since none can run in any then. Otherwise, the upstream
-   * engines only (each holds a share of an HTTP client, one of its own with its threads where it
-   * trusts its own CAs, and a serve cut in one meets a failed exchange): the local engines are left
-   * to the process's end, as their close frees native memory (an ONNX session) that a serve cut at
-   * the drain's end may still be running in.
+   * an embedder's interrupt stopped it) and no engine call running past the engine deadline (its
+   * request answered, its engine still at work), since none can run in any then. Otherwise, the
+   * upstream engines only (each holds a share of an HTTP client, one of its own with its threads
+   * where it trusts its own CAs, and a serve cut in one meets a failed exchange): the local engines
+   * are left to the process's end, as their close frees native memory (an ONNX session) that a
+   * serve cut at the drain's end may still be running in.
    */
   private List<AutoCloseable> closedAtTheEnd() {
     return started && !nothingInFlightAtStop
@@ -881,9 +883,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.flush();
         return 0;
       } finally {
-        // Read once it is closed, so that no request can arrive after: none in flight then, no
-        // serve runs in a local engine, which the cleanup may close.
-        nothingInFlightAtStop = server.inFlight() == 0;
+        // Read once it is closed, so that no request can arrive after: none in flight then, and
+        // no engine call that overran the engine deadline still running (its request was answered
+        // ENGINE_FAILED, but it runs on in its engine), no serve runs in a local engine, which the
+        // cleanup may close.
+        nothingInFlightAtStop = server.inFlight() == 0 && steward.enginesRunningPastDeadline() == 0;
       }
     }
   }

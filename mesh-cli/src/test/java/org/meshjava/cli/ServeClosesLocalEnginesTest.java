@@ -65,17 +65,85 @@ class ServeClosesLocalEnginesTest {
    */
   @Test
   void aStopWithNothingInFlight_closesTheLocalEngines() throws Exception {
-    Path config = Files.writeString(tmp.resolve("mesh.json"), "{}");
-    Path portFile = tmp.resolve("port");
     java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     List<String> steps = new CopyOnWriteArrayList<>();
     java.util.concurrent.atomic.AtomicReference<Run> run =
         new java.util.concurrent.atomic.AtomicReference<>();
     Thread serving =
+        listening(
+            "{}",
+            new ClosedStandIn(closed, new java.util.concurrent.CountDownLatch(0)),
+            steps,
+            run);
+    serving.interrupt(); // an embedder's stop: nothing was ever in flight
+    serving.join(10_000);
+    assertThat(run.get()).isNotNull();
+    assertThat(run.get().code()).as(run.get().err()).isZero();
+    assertThat(closed.getCount()).as("the stand-in's closes, steps %s", steps).isZero();
+  }
+
+  /**
+   * Regression: a serve refused at {@code engine_deadline_s} is answered, so the server counts
+   * nothing in flight, while its engine call still runs on a thread of its own; the stop took that
+   * for a stop with nothing in flight and closed the local engines under it (an ONNX session's
+   * native memory freed while the call still runs in it). Slow: the deadline is at least a second.
+   */
+  @Test
+  @Tag("slow")
+  void aStopWithAnEngineCallPastItsDeadline_leavesTheLocalEnginesOpen() throws Exception {
+    java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    List<String> steps = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<Run> run =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      Thread serving =
+          listening("{\"engine_deadline_s\": 1}", new ClosedStandIn(closed, release), steps, run);
+      int port = Integer.parseInt(Files.readString(tmp.resolve("port")).strip());
+      java.net.http.HttpResponse<String> answer =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                      .timeout(java.time.Duration.ofSeconds(60))
+                      .header("Content-Type", "application/json")
+                      .POST(
+                          java.net.http.HttpRequest.BodyPublishers.ofString(
+                              "{\"model\": \"stand-in\", \"max_tokens\": 4,"
+                                  + " \"messages\": [{\"role\": \"user\", \"content\":"
+                                  + " \"hi\"}]}"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.body()).contains("engine_failed");
+      serving.interrupt(); // nothing in flight at the server: the request was answered
+      serving.join(10_000);
+      assertThat(run.get()).isNotNull();
+      assertThat(run.get().code()).as(run.get().err()).isZero();
+      assertThat(closed.getCount())
+          .as("the stand-in was closed while its engine call still ran; steps %s", steps)
+          .isEqualTo(1);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /**
+   * Starts {@code mesh serve} on {@code json} in a thread of its own, with {@code standIn} loaded
+   * for MiniLM, and returns once it listens (its port in {@code tmp/port}).
+   */
+  private Thread listening(
+      String json,
+      ClosedStandIn standIn,
+      List<String> steps,
+      java.util.concurrent.atomic.AtomicReference<Run> run)
+      throws Exception {
+    Path config = Files.writeString(tmp.resolve("mesh.json"), json);
+    Path portFile = tmp.resolve("port");
+    Thread serving =
         new Thread(
             () ->
                 run.set(
-                    ScopedValue.where(ServeCommand.LOADING_MINILM, () -> new ClosedStandIn(closed))
+                    ScopedValue.where(ServeCommand.LOADING_MINILM, () -> standIn)
                         .where(ServeCommand.CLEANING_UP, steps::add)
                         .call(
                             () ->
@@ -93,20 +161,20 @@ class ServeClosesLocalEnginesTest {
                                     portFile.toString()))));
     serving.start();
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    while (!Files.exists(portFile) && serving.isAlive()) {
+    while ((!Files.exists(portFile) || Files.readString(portFile).isBlank()) && serving.isAlive()) {
       assertThat(System.nanoTime()).as("mesh serve did not listen").isLessThan(deadline);
       Thread.sleep(10);
     }
     assertThat(portFile).as("listening: %s", run.get()).exists();
-    serving.interrupt(); // an embedder's stop: nothing was ever in flight
-    serving.join(10_000);
-    assertThat(run.get()).isNotNull();
-    assertThat(run.get().code()).as(run.get().err()).isZero();
-    assertThat(closed.getCount()).as("the stand-in's closes, steps %s", steps).isZero();
+    return serving;
   }
 
-  /** A local engine (a reference engine) standing in for MiniLM, counting its close down. */
-  private record ClosedStandIn(java.util.concurrent.CountDownLatch closed)
+  /**
+   * A local engine (a reference engine) standing in for MiniLM, counting its close down; each serve
+   * first waits for {@code release}, ignoring interrupts as a native call does.
+   */
+  private record ClosedStandIn(
+      java.util.concurrent.CountDownLatch closed, java.util.concurrent.CountDownLatch release)
       implements org.meshjava.core.ServingEngine, AutoCloseable {
     private static final org.meshjava.core.ServingEngine REF = ReferenceSteward.engine();
 
@@ -134,6 +202,18 @@ class ServeClosesLocalEnginesTest {
     public org.meshjava.core.EngineResult serve(
         org.meshjava.core.ServeRequest request, org.meshjava.core.TokenSequence prompt)
         throws org.meshjava.core.EngineException {
+      boolean interrupted = false;
+      while (true) {
+        try {
+          release.await();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
       return REF.serve(request, prompt);
     }
 

@@ -24,9 +24,6 @@ import org.meshjava.journal.FileJournal;
  * ServeCommand#LOADING_MINILM}, which stands in for the model: no test here reads it.
  */
 class ServeStartOrderTest {
-  /** A port of this test's own range, bound by the start whose load fails. */
-  private static final int PORT = 21_146;
-
   @TempDir Path tmp;
 
   /**
@@ -78,13 +75,20 @@ class ServeStartOrderTest {
     Path state = Files.createDirectory(tmp.resolve("state"));
     Path journal = state.resolve("steward.journal");
     Path config = embeddedDefaults();
+    // A port free now, picked by the system rather than fixed, so that no other process (another
+    // build's test, a service) can hold it already; the start binds it, and so does this test
+    // after.
+    int port;
+    try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = free.getLocalPort();
+    }
     for (int attempt = 1; attempt <= 2; attempt++) {
       AtomicInteger loads = new AtomicInteger();
       List<String> steps = new CopyOnWriteArrayList<>();
       Run r =
           ScopedValue.where(ServeCommand.LOADING_MINILM, countedLoad(loads))
               .where(ServeCommand.CLEANING_UP, steps::add)
-              .call(() -> CliErrorsTest.serveOn(PORT, journal, "--config", config.toString()));
+              .call(() -> CliErrorsTest.serveOn(port, journal, "--config", config.toString()));
       assertThat(r.code()).as(r.err()).isEqualTo(1);
       assertThat(loads).as("attempt %d: MiniLM loads", attempt).hasValue(1);
       assertThat(r.err().lines().filter(l -> l.startsWith("mesh serve:")).toList())
@@ -95,8 +99,8 @@ class ServeStartOrderTest {
       assertThat(steps)
           .as("attempt %d: the cleanup's steps", attempt)
           .contains("listener", "journal", "created journal", "snapshot folder claim");
-      try (ServerSocket again = new ServerSocket(PORT, 1, InetAddress.getLoopbackAddress())) {
-        assertThat(again.getLocalPort()).isEqualTo(PORT);
+      try (ServerSocket again = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        assertThat(again.getLocalPort()).isEqualTo(port);
       }
       try (var left = Files.list(state)) {
         assertThat(left.toList()).as("attempt %d: left in the journal's folder", attempt).isEmpty();

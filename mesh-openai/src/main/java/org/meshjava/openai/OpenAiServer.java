@@ -226,8 +226,9 @@ public final class OpenAiServer implements AutoCloseable {
    * Builder#console(Bound)}): no other process can take it from then on, and it accepts no
    * connection until that server {@linkplain #start() starts} (clients connecting meanwhile wait in
    * the kernel's accept queue). So a start can claim its port before work that takes time (loading
-   * a model), and be refused a port in use before doing it. Closing it frees the address; the
-   * server built on it closes it with itself. Thread-safe.
+   * a model), and be refused a port in use before doing it. Closing it frees the address, and
+   * resets the connections still waiting, unanswered; the server built on it closes it with itself.
+   * Thread-safe.
    */
   public static final class Bound implements AutoCloseable {
     private final String host;

@@ -38,6 +38,9 @@ final class BackendSlots {
   private final IdentityHashMap<ServingEngine, Bound> slots = new IdentityHashMap<>();
   private final IdentityHashMap<ServingEngine, AtomicInteger> overruns = new IdentityHashMap<>();
 
+  /** The engine calls, on every backend, that overran the deadline and have not returned yet. */
+  private final AtomicInteger stillRunning = new AtomicInteger();
+
   BackendSlots(List<ServingEngine> backends) {
     for (ServingEngine e : backends) {
       int running = e.maxConcurrentServes();
@@ -58,12 +61,15 @@ final class BackendSlots {
   static final class Held implements AutoCloseable {
     private final @Nullable Semaphore slot;
     private final @Nullable AtomicInteger overruns;
+    private final AtomicInteger stillRunning;
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicBoolean handedOff = new AtomicBoolean();
 
-    private Held(@Nullable Semaphore slot, @Nullable AtomicInteger overruns) {
+    private Held(
+        @Nullable Semaphore slot, @Nullable AtomicInteger overruns, AtomicInteger stillRunning) {
       this.slot = slot;
       this.overruns = overruns;
+      this.stillRunning = stillRunning;
     }
 
     /** Releases the slot when its serve ends, unless an engine still running holds it. */
@@ -81,8 +87,11 @@ final class BackendSlots {
      * the overrun is counted until then instead. Either thread may call it first; it counts once.
      */
     Runnable handOff() {
-      if (handedOff.compareAndSet(false, true) && overruns != null) {
-        overruns.incrementAndGet();
+      if (handedOff.compareAndSet(false, true)) {
+        stillRunning.incrementAndGet();
+        if (overruns != null) {
+          overruns.incrementAndGet();
+        }
       }
       return this::release;
     }
@@ -92,11 +101,22 @@ final class BackendSlots {
         if (slot != null) {
           slot.release();
         }
-        if (overruns != null && handedOff.get()) {
-          overruns.decrementAndGet();
+        if (handedOff.get()) {
+          stillRunning.decrementAndGet();
+          if (overruns != null) {
+            overruns.decrementAndGet();
+          }
         }
       }
     }
+  }
+
+  /**
+   * How many engine calls, on any backend, overran the deadline and still run: each was {@linkplain
+   * Held#handOff handed} its slot and has not returned.
+   */
+  int stillRunning() {
+    return stillRunning.get();
   }
 
   /**
@@ -111,7 +131,7 @@ final class BackendSlots {
     if (b == null) {
       AtomicInteger overrun = overruns.get(engine);
       if (overrun == null) {
-        return new Held(null, null);
+        return new Held(null, null, stillRunning);
       }
       if (overrun.get() >= UNDECLARED_OVERRUNS) {
         throw new ServeException(
@@ -122,7 +142,7 @@ final class BackendSlots {
                 + " engine call(s) still running past the engine deadline; retry once they"
                 + " return");
       }
-      return new Held(null, overrun);
+      return new Held(null, overrun, stillRunning);
     }
     Semaphore s = b.slots();
     if (!s.tryAcquire()) {
@@ -136,6 +156,6 @@ final class BackendSlots {
               + b.waiting()
               + "; all are taken, retry shortly");
     }
-    return new Held(s, null);
+    return new Held(s, null, stillRunning);
   }
 }

@@ -385,6 +385,17 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * How many engine calls, serves' or replays', overran the {@linkplain Builder#engineDeadline
+   * engine deadline} and have not returned yet: their serves have ended (refused {@code
+   * ENGINE_FAILED}), and no server counts them in flight, but each still runs in its engine on a
+   * thread of its own. An engine holding native memory (an ONNX session) must not be closed while
+   * this is above zero. Always zero without a deadline. Thread-safe.
+   */
+  public int enginesRunningPastDeadline() {
+    return slots.stillRunning();
+  }
+
+  /**
    * Reports whether this steward can seal receipts now, with its journal's state, whether it
    * honours grants, its meter's counters and its chain head ({@link Readiness}). Cheap enough for a
    * health probe: it reads state and opens nothing. Thread-safe.

@@ -13,7 +13,8 @@ import org.meshjava.journal.InMemoryJournal;
  * An engine deadline on a backend that declares no bound ({@code maxConcurrentServes} and {@code
  * maxWaitingServes} left unbounded): each call past the deadline keeps running on its own thread,
  * so the backend is refused {@code BACKEND_BUSY} once {@link BackendSlots#UNDECLARED_OVERRUNS} of
- * them run, and served again once they return.
+ * them run, and served again once they return. {@link Steward#enginesRunningPastDeadline()} counts
+ * them meanwhile.
  */
 @Timeout(60)
 class UndeclaredOverrunBoundTest {
@@ -55,6 +56,11 @@ class UndeclaredOverrunBoundTest {
                     .contains("8 engine call(s) still running past the engine deadline");
               });
       assertThat(hung.entered).as("no engine call for the refused serve").hasValue(8);
+      // Answered, each of them, and still running: what mesh serve reads before it closes a local
+      // engine, since no server counts them in flight any more.
+      assertThat(s.enginesRunningPastDeadline())
+          .as("engine calls running past the deadline")
+          .isEqualTo(8);
 
       // Another backend of the same steward is not held up.
       ServeRequest other = GrantFixture.request("other", 4, 70_000).withModel("ref");
@@ -62,6 +68,7 @@ class UndeclaredOverrunBoundTest {
 
       hung.release.countDown();
       EngineDeadlineTest.joinEngineThreads();
+      assertThat(s.enginesRunningPastDeadline()).as("once they returned").isZero();
       ServeRequest after = GrantFixture.request("after", 4, 70_000).withModel("hung");
       assertThat(s.serve(after, GrantFixture.payload(after)).receipt().backend()).isEqualTo("hung");
     }
