@@ -421,6 +421,11 @@ class HostileClientsTest {
           && System.nanoTime() < end) {
         Thread.sleep(5);
       }
+      assertThat(
+              own.server.connector().getConnectedEndPoints().stream()
+                  .anyMatch(e -> e.getConnection().getBytesIn() >= half.length))
+          .as("the server read the half head before it was stopped")
+          .isTrue();
       String log = Fixture.stderrOf(own::close);
       assertThat(log).doesNotContain("ERROR").doesNotContain("internal error");
       s.setSoTimeout(2_000);
