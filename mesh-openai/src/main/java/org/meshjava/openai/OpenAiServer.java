@@ -715,6 +715,22 @@ public final class OpenAiServer implements AutoCloseable {
                       response,
                       drainingThen(request, callback),
                       () -> ErrorReply.bodyTooLarge(maxBodyBytes));
+                } else if (failure instanceof TimeoutException) {
+                  // The connection's idle timeout, shorter than the body deadline, ran out while
+                  // the body stalled: the client is still there, and is told as at the deadline.
+                  answerAndClose(
+                      ErrorReply.invalid(
+                          408,
+                          "body_timeout",
+                          "no byte of the body arrived for "
+                              + request
+                                  .getConnectionMetaData()
+                                  .getConnection()
+                                  .getEndPoint()
+                                  .getIdleTimeout()
+                              + " ms (the connection's idle timeout)"),
+                      response,
+                      callback);
                 } else {
                   // The client went away (Jetty's failure is a quiet one): no one to answer.
                   callback.failed(failure);
