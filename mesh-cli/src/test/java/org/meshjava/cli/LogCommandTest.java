@@ -43,11 +43,7 @@ class LogCommandTest {
 
   @Test
   void keepACheckpoint_serve_proveInclusionAndConsistency_offline() throws Exception {
-    try (Steward s =
-            Steward.ephemeral()
-                .meter(new EstimatorMeter())
-                .backend(ReferenceSteward.engine())
-                .build();
+    try (Steward s = ReferenceSteward.ephemeral();
         OpenAiServer server = OpenAiServer.builder(s).build().start()) {
       String url = server.baseUri().toString();
       String did = s.identity().value();

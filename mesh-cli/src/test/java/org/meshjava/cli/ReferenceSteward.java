@@ -32,6 +32,13 @@ final class ReferenceSteward {
   }
 
   /**
+   * Such a steward with an ephemeral identity and no journal, for a test that serves through it.
+   */
+  static Steward ephemeral() {
+    return Steward.ephemeral().meter(new EstimatorMeter()).backend(engine()).build();
+  }
+
+  /**
    * The one backend: a reference engine named {@code ref}, 10 µJ a token, one unit of work each.
    */
   static ServingEngine engine() {

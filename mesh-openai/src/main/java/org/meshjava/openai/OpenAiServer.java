@@ -825,6 +825,22 @@ public final class OpenAiServer implements AutoCloseable {
                       response,
                       drainingThen(request, callback),
                       () -> ErrorReply.bodyTooLarge(maxBodyBytes));
+                } else if (failure instanceof TimeoutException) {
+                  // The connection's idle timeout, shorter than the body deadline, ran out while
+                  // the body stalled: the client is still there, and is told as at the deadline.
+                  answerAndClose(
+                      ErrorReply.invalid(
+                          408,
+                          "body_timeout",
+                          "no byte of the body arrived for "
+                              + request
+                                  .getConnectionMetaData()
+                                  .getConnection()
+                                  .getEndPoint()
+                                  .getIdleTimeout()
+                              + " ms (the connection's idle timeout)"),
+                      response,
+                      callback);
                 } else {
                   // The client went away (Jetty's failure is a quiet one): no one to answer.
                   callback.failed(failure);
@@ -1554,11 +1570,13 @@ public final class OpenAiServer implements AutoCloseable {
             // connected and sending could not make sense of. Chunk extensions and trailer fields
             // over the header size limit end the same way, so the limit is named too.
             default -> {
-              if (code == 400) {
+              if (code == 400 || !request.getConnectionMetaData().isPersistent()) {
                 // Every 400 of Jetty's is decided from the head. Its request checks (an
                 // absolute-form target naming another authority than Host, a bad path) kept the
                 // connection, unlike its parser's, and unlike every refusal decided from the head
-                // alone (SPEC.md 70, "Request framing").
+                // alone (SPEC.md 70, "Request framing"). Any other refusal of its parser (a
+                // request line over the limit, 414; an HTTP version not served, 505) closes the
+                // connection after its reply too, and said nothing of it: the reply says so.
                 response.getHeaders().put(HttpHeader.CONNECTION, "close");
               }
               yield ErrorReply.body(

@@ -211,6 +211,35 @@ class HostileClientsTest {
   }
 
   /**
+   * Regression: a body that stalled for the idle timeout (500 ms), shorter than the body deadline
+   * (800 ms), was answered 500 {@code internal_error} and logged at ERROR with the idle timeout's
+   * stack, as a failure of the server's; any client could write such a line per connection. It is
+   * refused 408 {@code body_timeout}, as at the body deadline, and nothing is logged at ERROR.
+   */
+  @Test
+  void aBodyStalledPastTheIdleTimeout_isRefused408_andNoErrorLogged() throws Exception {
+    RawConnection.Response[] answer = {null};
+    String log =
+        Fixture.stderrOf(
+            () -> {
+              try (Socket s = connect(TIGHT)) {
+                s.getOutputStream()
+                    .write((CHAT_HEAD_OF_1000 + "{\"model\":").getBytes(StandardCharsets.US_ASCII));
+                answer[0] = RawConnection.read(s.getInputStream());
+                assertThat(closedWithin(s, 2_000)).isTrue();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    assertThat(answer[0].status()).as(answer[0].body()).isEqualTo(408);
+    assertThat(answer[0].body())
+        .contains("\"code\":\"body_timeout\"")
+        .contains("for 500 ms (the connection's idle timeout)");
+    assertThat(answer[0].header("Connection")).hasValue("close");
+    assertThat(log).doesNotContain("ERROR");
+  }
+
+  /**
    * Writes a byte to each of {@code sockets} every {@code millis} until interrupted; a socket the
    * server closed is left out from then on.
    */
@@ -421,6 +450,11 @@ class HostileClientsTest {
           && System.nanoTime() < end) {
         Thread.sleep(5);
       }
+      assertThat(
+              own.server.connector().getConnectedEndPoints().stream()
+                  .anyMatch(e -> e.getConnection().getBytesIn() >= half.length))
+          .as("the server read the half head before it was stopped")
+          .isTrue();
       String log = Fixture.stderrOf(own::close);
       assertThat(log).doesNotContain("ERROR").doesNotContain("internal error");
       s.setSoTimeout(2_000);

@@ -56,8 +56,8 @@ class RequestHeadEdgesTest {
 
   /**
    * Sends {@code request} then a pipelined GET on one connection to {@code port}; the one answer
-   * must be {@code status} with {@code code}, and the connection must close with the GET
-   * unanswered. Returns the refusal's message.
+   * must be {@code status} with {@code code}, saying {@code Connection: close}, and the connection
+   * must close with the GET unanswered. Returns the refusal's message.
    */
   private static String refusedAndClosed(
       int port, String name, String request, int status, String code) throws IOException {
@@ -65,6 +65,9 @@ class RequestHeadEdgesTest {
       RawConnection.Response r = c.send(request + GET_AFTER).read();
       assertThat(r.status()).as("%s: %s", name, r.body()).isEqualTo(status);
       String message = r.answer().error(status, code).get("message").asText();
+      assertThat(r.header("Connection"))
+          .as("%s: the reply says the connection closes", name)
+          .hasValue("close");
       assertThat(c.closedWithin(5_000))
           .as("%s: the connection closes, the GET after it unanswered", name)
           .isTrue();
