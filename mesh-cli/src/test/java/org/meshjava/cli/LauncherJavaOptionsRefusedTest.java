@@ -1,13 +1,17 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,6 +89,87 @@ class LauncherJavaOptionsRefusedTest {
                 + "), started with MESH_JAVA_OPTS to check them (java OPTIONS -version), was"
                 + " ended: it did not answer within 0.2 s: check MESH_JAVA_OPTS, or give it longer"
                 + " with MESH_JAVA_TIMEOUT_S");
+  }
+
+  /**
+   * Regression: the JVM asked about {@code MESH_JAVA_OPTS} is started in the background, where bash
+   * (without job control) leaves SIGINT ignored, so Ctrl-C while it had not answered ended the
+   * launcher and left that JVM running, unseen, for good; run in the foreground, as it was before
+   * it was given a time limit, it ended with the launcher. Ctrl-C is the terminal's SIGINT to the
+   * launcher's process group, here one of its own (setsid).
+   */
+  @Test
+  void ctrlC_whileTheCheckHasNotAnswered_endsTheJvmAsked() throws Exception {
+    Path setsid = Path.of("/usr/bin/setsid");
+    assumeTrue(Files.isExecutable(setsid) && Files.isDirectory(Path.of("/proc/self")), "setsid");
+    Path jdk = LauncherCopy.standInJdk(root);
+    Path hung = root.resolve("hung");
+    Files.writeString(
+        jdk.resolve("bin/java"),
+        "#!/usr/bin/env bash\necho $$ > '"
+            + hung
+            + ".tmp'\nmv '"
+            + hung
+            + ".tmp' '"
+            + hung
+            + "'\nexec sleep 300\n",
+        StandardCharsets.UTF_8);
+    Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), root.resolve("mesh"));
+    Path ownGroup = root.resolve("own-group");
+    Files.writeString(
+        ownGroup, "#!/bin/sh\nexec " + setsid + " bash \"$@\"\n", StandardCharsets.UTF_8);
+    assertThat(ownGroup.toFile().setExecutable(true)).isTrue();
+    Process launcher =
+        LauncherCopy.start(
+            ownGroup.toString(),
+            root,
+            root.resolve("out.txt"),
+            Map.of(
+                "JAVA_HOME", jdk.toString(),
+                "MESH_NO_BUILD", "1",
+                "MESH_JAVA_OPTS", "-Xmx2g",
+                "MESH_JAVA_TIMEOUT_S", "60"),
+            "key",
+            "show");
+    long java = -1;
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.exists(hung)) {
+        assertThat(launcher.isAlive()).as(Files.readString(root.resolve("out.txt"))).isTrue();
+        assertThat(System.nanoTime()).as("the JVM is asked").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+      java = Long.parseLong(Files.readString(hung).strip());
+      Process ctrlC =
+          new ProcessBuilder("kill", "-INT", "--", "-" + launcher.pid()).inheritIO().start();
+      assertThat(ctrlC.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(ctrlC.exitValue()).isZero();
+
+      assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (runs(java) && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(runs(java))
+          .as("the JVM asked about MESH_JAVA_OPTS ends with the launcher")
+          .isFalse();
+    } finally {
+      launcher.destroyForcibly();
+      if (java > 0) {
+        ProcessHandle.of(java).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+  }
+
+  /** Whether process {@code pid} runs (a zombie has ended), read from /proc. */
+  private static boolean runs(long pid) throws IOException {
+    Path stat = Path.of("/proc", Long.toString(pid), "stat");
+    try {
+      String s = Files.readString(stat);
+      return !s.substring(s.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (NoSuchFileException e) {
+      return false;
+    }
   }
 
   /** The JVM is asked once per value: later runs with it start only the command's own JVM. */

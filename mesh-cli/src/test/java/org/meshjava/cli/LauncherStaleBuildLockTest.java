@@ -246,6 +246,45 @@ class LauncherStaleBuildLockTest {
   }
 
   /**
+   * Regression: the wait for another's build (flock missing: macOS) looked at its lock once a
+   * second in twenty naps, each a {@code sleep 0.05} of its own, so it started twenty processes a
+   * second for as long as that build ran, where one {@code sleep 1} had done. It sleeps the second
+   * whole where there is a {@code sleep} (here a stand-in that notes what it is asked and sleeps a
+   * moment), naps only where there is none.
+   */
+  @Test
+  void theWaitForAnotherBuild_sleepsASecondAtATime_whereThereIsASleep() throws Exception {
+    // A build that runs no sleep of its own.
+    Path log = launcherNeedingABuildThat("true");
+    Path lock = Files.createDirectories(root.resolve("mesh-cli/target/.mesh-build.lock.d"));
+    Files.writeString(
+        lock.resolve("pid"), ProcessHandle.current().pid() + "\n", StandardCharsets.UTF_8);
+    Path bin = Files.createDirectories(root.resolve("sleep-bin"));
+    Path slept = root.resolve("slept");
+    executable(
+        bin.resolve("sleep"),
+        "echo \"$*\" >> '" + slept + "'",
+        "exec '" + onPath("sleep") + "' 0.01");
+    Process launcher =
+        launcher(root.resolve("out.txt"), Map.of("PATH", bin + ":" + System.getenv("PATH")));
+    try {
+      awaitThat(
+          () -> !launcher.isAlive() || Files.exists(slept),
+          "the launcher waits, sleeping, or ends");
+      assertThat(Files.readString(root.resolve("out.txt")))
+          .contains("mesh: waiting for another build of mesh-cli to finish (process ");
+      // Its holder ends: the lock is then taken over.
+      Files.writeString(lock.resolve("pid"), deadPid() + "\n", StandardCharsets.UTF_8);
+      assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    } finally {
+      launcher.destroyForcibly();
+    }
+
+    assertThat(Files.readAllLines(slept)).as("what sleep was asked").containsOnly("1");
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end");
+  }
+
+  /**
    * Regression: a launcher whose fresh lock was moved away before it wrote its id into it (by a
    * waiter of the launchers before the claim guard, taking a dead owner's lock over) ended under
    * {@code set -e} with bash's "No such file or directory" on {@code .mesh-build.lock.d/pid}, and

@@ -16,13 +16,16 @@ import org.slf4j.LoggerFactory;
  * that list of packages is not {@link HostPackages#complete()} it grades the window's figure the
  * estimate, whatever the meter read (§3.3): the meter was never told that a package the serve may
  * have run on is missing from the domains it was opened on, so its reading may leave it out.
- * Stateless and thread-safe.
+ * Thread-safe; its one state is whether it has said so in the log.
  */
 final class HostCoverage {
   private static final Logger LOG = LoggerFactory.getLogger(HostCoverage.class);
 
-  /** Whether the grading below was logged: once a process, as the host's list is read once. */
-  private static final AtomicBoolean SAID = new AtomicBoolean();
+  /**
+   * Whether a figure graded so was logged: once a process, as the host's list is read once.
+   * Package-private for the test that reads the line.
+   */
+  static final AtomicBoolean SAID = new AtomicBoolean();
 
   private HostCoverage() {}
 
@@ -37,24 +40,30 @@ final class HostCoverage {
     if (host.complete() || declared.isEmpty()) {
       return window;
     }
-    if (SAID.compareAndSet(false, true)) {
-      LOG.warn(
-          "energy meter {}: this host's list of CPU packages is incomplete (its CPU topology is"
-              + " partly hidden), so the figures of its serves are graded Estimator (§3.3); a meter"
-              + " that covers the host's packages itself overrides EnergyMeter.openServe",
-          meter.name());
-    }
-    return new EstimateOnly(window);
+    return new EstimateOnly(window, meter.name());
   }
 
-  /** A window whose figure is its meter's estimate, never a reading. */
-  private record EstimateOnly(MeterWindow window) implements MeterWindow {
+  /**
+   * A window whose figure is its meter's estimate, never a reading. Said in the log where a reading
+   * is set aside, not where the meter read none: the estimator meter, which discovery picks on just
+   * such a host, warned that its figures were graded the estimate they always are, naming a remedy
+   * for a meter the user never wrote.
+   */
+  private record EstimateOnly(MeterWindow window, String meterName) implements MeterWindow {
     @Override
     public Energy close(long estimatedUj) {
       Energy read = window.close(estimatedUj);
-      return read.provenance() == Provenance.Estimator
-          ? read
-          : Energy.estimated(read.estimatedUj());
+      if (read.provenance() == Provenance.Estimator) {
+        return read;
+      }
+      if (SAID.compareAndSet(false, true)) {
+        LOG.warn(
+            "energy meter {}: this host's list of CPU packages is incomplete (its CPU topology is"
+                + " partly hidden), so the figures of its serves are graded Estimator (§3.3); a"
+                + " meter that covers the host's packages itself overrides EnergyMeter.openServe",
+            meterName);
+      }
+      return Energy.estimated(read.estimatedUj());
     }
 
     @Override

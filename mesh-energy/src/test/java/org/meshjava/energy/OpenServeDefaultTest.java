@@ -67,6 +67,39 @@ class OpenServeDefaultTest {
     assertThat(meter.abandoned).as("abandon reaches the meter's window").isEqualTo(1);
   }
 
+  /**
+   * Regression: the line saying figures are graded the estimate was logged as the first window
+   * opened, whatever its meter read, so the estimator meter (which discovery picks on just such a
+   * host) warned at its first serve that its figures, the estimate as always, were graded so, and
+   * that a meter should override {@code openServe}. It is said once, where a reading is set aside.
+   */
+  @Test
+  void theEstimatorMeter_whereTheHostsPackagesAreIncomplete_logsNothing() {
+    HostPackages incomplete = new HostPackages(Set.of(PACKAGE0), false);
+    HostCoverage.SAID.set(false);
+
+    String estimator =
+        CounterLogLevelsTest.logOf(
+            () ->
+                assertThat(
+                        HostCoverage.openServe(new EstimatorMeter(), Set.of(GPU0), incomplete)
+                            .close(40))
+                    .isEqualTo(Energy.estimated(40)));
+    String reading =
+        CounterLogLevelsTest.logOf(
+            () -> {
+              for (int i = 0; i < 2; i++) {
+                HostCoverage.openServe(new ReadsEverything(), Set.of(GPU0), incomplete).close(40);
+              }
+            });
+
+    assertThat(estimator).isEmpty();
+    assertThat(reading.lines())
+        .singleElement()
+        .asString()
+        .contains("WARN", "energy meter user's own", "graded Estimator");
+  }
+
   /** A complete list, or a declaration of no domain, leaves the meter's own grading as it is. */
   @Test
   void aUsersOwnMeter_whereTheListIsComplete_orNothingIsDeclared_gradesAsItReads() {
