@@ -412,7 +412,8 @@ final class JournalCommand extends CommandGroup {
         // Its own paragraph: `mesh journal --help` lists each command by its first one only.
         "Streamed: it holds what a steward holds live (spent presentations until their chains"
             + " expire, unresolved serves, revocations) and 32 bytes per receipt after the latest"
-            + " checkpoint (of a journal archived into segments, every receipt's id)."
+            + " checkpoint (of a journal archived into segments, also the ids of the receipts its"
+            + " latest snapshot covers)."
       })
   static final class Verify extends Common {
     final SnapshotDirectory snapshots = new SnapshotDirectory();

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -116,20 +117,23 @@ class SnapshotFolderPermissionDeniedTest {
 
   /**
    * A save whose folder cannot be listed after the new snapshot is in place (to delete the old
-   * ones) still succeeds, and says so once at WARN, naming the folder and why. Regression: it said
-   * nothing, the old snapshots piling up unseen until a read of the folder failed.
+   * ones) still succeeds, and says so once at WARN, naming the folder and why; once a listing works
+   * again, the next that fails is said again. Regression: it said nothing, the old snapshots piling
+   * up unseen until a read of the folder failed.
    */
   @Test
-  void aFolderThatCannotBeListedToDropOldSnapshots_isSaidOnceAtWarn() throws Exception {
+  void aFolderThatCannotBeListedToDropOldSnapshots_isSaidOnceAtWarn_untilAListingWorksAgain()
+      throws Exception {
     Path dir = tmp.resolve("snaps");
     int[] listings = {0};
     // Each save lists the folder twice: for the latest's mode before its rename, then to delete
-    // the old ones; the second is denied.
+    // the old ones; the second is denied in the first, second and fourth saves.
     FileSnapshotStore store =
         new FileSnapshotStore(
             dir,
             files -> {
-              if (++listings[0] % 2 == 0) {
+              int n = ++listings[0];
+              if (n == 2 || n == 4 || n == 8) {
                 throw new AccessDeniedException(files.directory().toString());
               }
               return files.list();
@@ -137,19 +141,33 @@ class SnapshotFolderPermissionDeniedTest {
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    List<String> warned;
     try {
       store.save(FileSnapshotStoreTest.at(10));
       store.save(FileSnapshotStoreTest.at(20));
+      warned = warnings(captured);
+      store.save(FileSnapshotStoreTest.at(30));
+      store.save(FileSnapshotStoreTest.at(40));
     } finally {
       System.setErr(err);
     }
-    assertThat(listings[0]).isEqualTo(4);
-    assertThat(captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains(" WARN ")))
+    assertThat(listings[0]).isEqualTo(8);
+    assertThat(warned)
         .singleElement()
         .asString()
         .contains("cannot list snapshot folder " + dir + " to delete the snapshots older")
         .contains(": permission denied;");
+    // Quiet while the listing keeps failing, said again once one has worked in between.
+    assertThat(warnings(captured)).hasSize(2);
     assertThat(new FileSnapshotStore(dir).latest()).isPresent();
+  }
+
+  private static List<String> warnings(ByteArrayOutputStream captured) {
+    return captured
+        .toString(StandardCharsets.UTF_8)
+        .lines()
+        .filter(l -> l.contains(" WARN "))
+        .toList();
   }
 
   private static void assertRefused(ThrowingCallable call, String detail) {

@@ -67,7 +67,10 @@ import org.jspecify.annotations.Nullable;
  * statement_timeout_ms}. Its {@code idle_session_timeout} is the lease from the start, set in the
  * connection's startup options after the URL's own: a shorter one (meant for leaked connections)
  * could end a session between two of the journal's statements, or before its first one where the
- * client was slow to send it.
+ * client was slow to send it. Behind PgBouncer, which refuses a startup option it does not know
+ * ("unsupported startup parameter"), list {@code options} in its {@code ignore_startup_parameters};
+ * it then drops them, and the statement that pins the path raises a shorter limit to the lease
+ * instead.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever. One
@@ -510,6 +513,10 @@ public final class PostgresLocation {
    *       default) a save's {@code LOCK TABLE} or a batch's insert behind a DBA's lock waited until
    *       the driver's socket timeout gave up, in words for a lost connection, and with that lifted
    *       ({@code socketTimeout=0}) for as long as the DBA held it, every serve queued behind.
+   *   <li>{@code idle_session_timeout}, to the lease where it is below: the startup options set it
+   *       to the lease already, but a pooler may drop them (PgBouncer told to ignore them, {@code
+   *       ignore_startup_parameters = options}, passes them to no server), and a session then keeps
+   *       a DBA's limit, which could end it between two of the journal's statements.
    *   <li>{@code transaction_timeout} (PostgreSQL 17 and later), lifted (0): an opening checks the
    *       whole journal in one transaction, an import writes it in one, an export reads it in one,
    *       each as long as the journal makes it, and the server ends the session of one that
@@ -519,7 +526,7 @@ public final class PostgresLocation {
    *
    * @return the schema's name as the catalog holds it
    */
-  private String pin(Connection c) throws SQLException {
+  String pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // The session's temporary schema last: the server searches it first for a table
@@ -533,6 +540,9 @@ public final class PostgresLocation {
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
+                // Set to the lease in the startup options already; raised here too for a session
+                // whose startup options a pooler dropped (PgBouncer's ignore_startup_parameters).
+                + " ('idle_session_timeout', ?),"
                 // PostgreSQL 17's; on an earlier server pg_settings has no such row, and nothing
                 // is set.
                 + " ('transaction_timeout', '0')) AS l(name, floor)"
@@ -561,11 +571,12 @@ public final class PostgresLocation {
                 + " ORDER BY p.i LIMIT 1))")) {
       ps.setString(1, Long.toString(lockTimeout().toMillis()));
       ps.setString(2, Long.toString(lease.toMillis()));
+      ps.setString(3, Long.toString(lease.toMillis()));
       String statementLimit = Long.toString(statementTimeout().toMillis());
-      ps.setString(3, statementLimit);
       ps.setString(4, statementLimit);
       ps.setString(5, statementLimit);
-      ps.setString(6, schema);
+      ps.setString(6, statementLimit);
+      ps.setString(7, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
         if (exists && !rs.getBoolean(3)) {

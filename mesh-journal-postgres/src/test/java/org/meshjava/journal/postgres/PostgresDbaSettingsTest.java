@@ -200,6 +200,31 @@ class PostgresDbaSettingsTest {
     }
   }
 
+  /**
+   * A pooler that drops the connection's startup options (PgBouncer with {@code options} among its
+   * {@code ignore_startup_parameters}) leaves the session a DBA's short idle limit; the statement
+   * that pins the path raises it to the lease. Regression: once the limit was set in the startup
+   * options only, such a session was ended between two of the journal's statements ("terminating
+   * connection due to idle-session timeout").
+   */
+  @Test
+  void anIdleSessionTimeoutThePoolerKeptOutOfTheStartupOptions_isRaisedByThePin() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    PostgresLocation where = at(database, USER, "");
+    // A session made without the journal's startup options, then given a DBA's limit (set here
+    // rather than on the database, so that it cannot end the session before the pin runs).
+    try (Connection c = PostgresSchemaLockTest.server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("SET idle_session_timeout = 100");
+      where.pin(c);
+      Thread.sleep(300);
+      try (ResultSet rs = s.executeQuery("SHOW idle_session_timeout")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo(where.lease().toSeconds() + "s");
+      }
+    }
+  }
+
   @Test
   void aRolesSynchronousCommitBelowOn_isRaisedToOn_forTheJournalsSession() throws Exception {
     for (String setting : List.of("off", "local", "remote_write")) {
