@@ -11,10 +11,16 @@ import java.util.function.LongSupplier;
  * every}, counted from the last WARN (not from the last success: a backend that fails only for some
  * requests would otherwise be warned of at the rate those requests come). The log says why at once,
  * is not flooded at the rate requests come, and a backend that fails again later is said at WARN
- * again. Keyed by the router's backend names, a fixed set, so it never grows past the backends.
+ * again. Keyed by backend name. One steward's names are a fixed set, but the engine-failure log is
+ * one per process ({@link EngineFailureLog#SHARED}) and outlives its stewards, so an embedder that
+ * builds stewards whose backends take new names would add a key each for good: past {@link
+ * #MAX_NAMES} names the map is emptied, at worst saying a failure at WARN again before its gap.
  * Thread-safe.
  */
 final class WarnLimit {
+  /** The most backend names held; past it every name starts afresh. */
+  static final int MAX_NAMES = 1024;
+
   /**
    * When each backend's failure was last said at WARN, in {@link #nanoTime}'s count; keyed by the
    * router's names.
@@ -42,9 +48,17 @@ final class WarnLimit {
     long now = nanoTime.getAsLong();
     Long last = warnedAt.get(backend);
     if (last == null) {
+      if (warnedAt.size() >= MAX_NAMES) {
+        warnedAt.clear();
+      }
       return warnedAt.putIfAbsent(backend, now) == null;
     }
     // A difference of nanoTime values, never a comparison of them: the count may wrap.
     return now - last >= everyNanos && warnedAt.replace(backend, last, now);
+  }
+
+  /** How many backend names are held (a test's view of the bound). */
+  int names() {
+    return warnedAt.size();
   }
 }

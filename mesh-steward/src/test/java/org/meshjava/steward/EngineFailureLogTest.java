@@ -88,4 +88,20 @@ class EngineFailureLogTest {
     refused(new RuntimeException("at " + SECRET, declared), e);
     assertThat(e.get().shown()).doesNotContain("too long", "secret");
   }
+
+  /**
+   * Regression: the process-wide log kept a key for every backend name it was ever given, so an
+   * embedder building stewards whose backends take new names grew it for good.
+   */
+  @Test
+  void backendNamesWithoutEnd_areHeldToABound_andANameIsWarnedOfAgainAfterTheClear() {
+    WarnLimit limit = new WarnLimit(EngineFailureLog.WARN_EVERY, now::get);
+    assertThat(limit.warnNow("first")).isTrue();
+    assertThat(limit.warnNow("first")).as("within its gap").isFalse();
+    for (int i = 0; i < 3 * WarnLimit.MAX_NAMES; i++) {
+      limit.warnNow("steward-" + i);
+      assertThat(limit.names()).isLessThanOrEqualTo(WarnLimit.MAX_NAMES);
+    }
+    assertThat(limit.warnNow("first")).as("forgotten in a clear: said again").isTrue();
+  }
 }
