@@ -115,9 +115,17 @@ class LauncherJavaOptionsRefusedTest {
             + "'\nexec sleep 300\n",
         StandardCharsets.UTF_8);
     Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), root.resolve("mesh"));
+    // A Ctrl-C reaches a launcher whose SIGINT is not ignored from its start, as a terminal's is;
+    // a suite run from a background job (CI's `.ci/run &`) hands every process it starts SIGINT
+    // ignored, which no shell can undo, so the launcher is started with it at its default.
+    assumeTrue(
+        resetsSigint() || !sigintIgnoredHere(), "env --default-signal, with SIGINT ignored here");
+    String defaultInt = resetsSigint() ? "env --default-signal=INT " : "";
     Path ownGroup = root.resolve("own-group");
     Files.writeString(
-        ownGroup, "#!/bin/sh\nexec " + setsid + " bash \"$@\"\n", StandardCharsets.UTF_8);
+        ownGroup,
+        "#!/bin/sh\nexec " + defaultInt + setsid + " bash \"$@\"\n",
+        StandardCharsets.UTF_8);
     assertThat(ownGroup.toFile().setExecutable(true)).isTrue();
     Process launcher =
         LauncherCopy.start(
@@ -159,6 +167,26 @@ class LauncherJavaOptionsRefusedTest {
         ProcessHandle.of(java).ifPresent(ProcessHandle::destroyForcibly);
       }
     }
+  }
+
+  /** Whether this machine's {@code env} starts a command with a signal at its default (GNU). */
+  private static boolean resetsSigint() throws IOException, InterruptedException {
+    Process p =
+        new ProcessBuilder("env", "--default-signal=INT", "true")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+  }
+
+  /** Whether this JVM was started with SIGINT ignored (bit 1 of /proc's SigIgn mask). */
+  private static boolean sigintIgnoredHere() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("SigIgn:")) {
+        return (Long.parseUnsignedLong(line.substring(7).strip(), 16) & 2L) != 0;
+      }
+    }
+    return false;
   }
 
   /** Whether process {@code pid} runs (a zombie has ended), read from /proc. */
