@@ -791,11 +791,8 @@ public final class OpenAiServer implements AutoCloseable {
             switch (outcome) {
               case READ -> answer(request, response, callback, () -> reply(request, body));
               case TIMED_OUT ->
-                  answerAndClose(
-                      ErrorReply.invalid(
-                          408,
-                          "body_timeout",
-                          "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
+                  bodyTimedOut(
+                      "the body did not arrive within " + bodyDeadline.toMillis() + " ms",
                       response,
                       callback);
               // The body is partly read and the client still sending it: drained as a 413's is.
@@ -828,17 +825,14 @@ public final class OpenAiServer implements AutoCloseable {
                 } else if (failure instanceof TimeoutException) {
                   // The connection's idle timeout, shorter than the body deadline, ran out while
                   // the body stalled: the client is still there, and is told as at the deadline.
-                  answerAndClose(
-                      ErrorReply.invalid(
-                          408,
-                          "body_timeout",
-                          "no byte of the body arrived for "
-                              + request
-                                  .getConnectionMetaData()
-                                  .getConnection()
-                                  .getEndPoint()
-                                  .getIdleTimeout()
-                              + " ms (the connection's idle timeout)"),
+                  bodyTimedOut(
+                      "no byte of the body arrived for "
+                          + request
+                              .getConnectionMetaData()
+                              .getConnection()
+                              .getEndPoint()
+                              .getIdleTimeout()
+                          + " ms (the connection's idle timeout)",
                       response,
                       callback);
                 } else {
@@ -849,6 +843,15 @@ public final class OpenAiServer implements AutoCloseable {
             }
           });
       return true;
+    }
+
+    /**
+     * Answers a body that did not arrive in time, {@code why} saying which limit ran out (the body
+     * deadline, or the connection's idle timeout where that is shorter), 408 {@code body_timeout},
+     * and closes the connection: the rest of a body still owed is not waited for.
+     */
+    private void bodyTimedOut(String why, Response response, Callback callback) {
+      answerAndClose(ErrorReply.invalid(408, "body_timeout", why), response, callback);
     }
 
     /**
